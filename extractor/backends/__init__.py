@@ -1,0 +1,1 @@
+"""Extraction backends: each turns a Document into an Extraction of the same schema."""

@@ -1,0 +1,39 @@
+"""The deterministic backend: rebuilt tables and prose patterns fill the schema; no LLM, no network."""
+
+from __future__ import annotations
+
+from extractor import __version__
+from extractor.backends.rules.prose import extract_prose
+from extractor.backends.rules.tables import TableMapper
+from extractor.document import Document
+from extractor.extraction import Extraction, Provenance
+from extractor.periods import FiscalCalendar, infer_fiscal_end
+from extractor.tables import prose_spans, rebuild_tables
+from schemas.stock_compensation import StockCompensationNote
+
+
+def extract(doc: Document) -> Extraction:
+    """Fill a StockCompensationNote from the document's tables, then from its sentences."""
+    fiscal_end = infer_fiscal_end(doc.text, doc.metadata.fiscal_period_end)
+    calendar = FiscalCalendar.from_end(fiscal_end)
+    note = StockCompensationNote()
+    mapper = TableMapper(note, calendar, fiscal_end, doc.text)
+    tables = rebuild_tables(doc)
+    unmapped = [t.title or t.caption or f"table at offset {t.start}" for t in tables if not mapper.map(t)]
+    prose_text = doc.text.replace("\n", " ").replace("\u00a0", " ")  # same length: offsets hold
+    extract_prose(note, prose_text, prose_spans(doc), calendar, fiscal_end)
+    years = sorted({info.fiscal_year_end for info in note.award_years} | {fiscal_end}, reverse=True)
+    note.fiscal_year_ends = years
+    warnings = list(doc.warnings)
+    if not tables:
+        warnings.append("no tables found; only sentences were read")
+    return Extraction(
+        document_id=doc.id,
+        document_path=doc.path,
+        document_sha256=doc.sha256,
+        note=note,
+        provenance=Provenance(backend="rules", code_version=__version__),
+        tables_found=len(tables),
+        tables_unmapped=unmapped,
+        warnings=warnings,
+    )

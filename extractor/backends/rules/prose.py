@@ -1,0 +1,305 @@
+"""Numbers stated in sentences: plan terms, balances, per-year lists ("…, respectively").
+
+Each rule is a pattern plus the schema field it fills; award types come from the sentence or
+from the paragraph's lead-in ("Cash-Settled Restricted Stock Units.  Also referred to …").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from extractor.backends.rules.amounts import word_amount
+from extractor.backends.rules.lexicon import find_award, first_award
+from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
+from extractor.periods import FiscalCalendar, find_dates
+from schemas.stock_compensation import (
+    AwardRollForward,
+    AwardYearInfo,
+    PlanTerms,
+    PreferredStock,
+    RollForwardRow,
+    ShareRepurchases,
+    StockCompensationNote,
+    UnrecognizedCost,
+)
+from schemas.values import Amount, Period, SourceSpan, Unit
+
+NUM = r"[\d,]*\d(?:\.\d+)?"
+WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
+SCALE = r"(?:\s(?:thousand|million|billion))?"
+
+
+@dataclass
+class Sentence:
+    text: str
+    start: int
+    paragraph_award: str | None
+
+
+@dataclass
+class Context:
+    note: StockCompensationNote
+    calendar: FiscalCalendar
+    fiscal_end: date
+    previous_award: str | None = None
+
+
+def _number(match: re.Match[str], group: str, sentence: Sentence, unit: Unit, period: Period) -> Amount | None:
+    """The Amount for a regex group; a scale word right after it ("4.4 million") scales it."""
+    raw = match.group(group)
+    if raw is None:
+        return None
+    start = sentence.start + match.start(group)
+    value = parse_word_number(raw)
+    if value is None:
+        return None
+    tail = sentence.text[match.end(group) : match.end(group) + 10].lower()
+    scale_match = re.match(r"\s(thousand|million|billion)\b", tail)
+    exponent = SCALE_WORDS[scale_match.group(1)] if scale_match and unit in ("shares", "USD") else 0
+    if unit == "pure":
+        value, exponent = value / 100, 0
+    amount = word_amount(apply_scale(value, exponent) if unit != "pure" else value, raw, start, unit, period)
+    amount.scale = exponent
+    amount.decimals = len(raw.split(".")[1]) if "." in raw else 0
+    return amount
+
+
+def _as_of(sentence: Sentence, ctx: Context) -> Period:
+    dates = find_dates(sentence.text)
+    return Period.at(dates[0][0] if dates else ctx.fiscal_end)
+
+
+def _award(sentence: Sentence, *spans: str) -> str | None:
+    for text in spans:
+        award = find_award(text)
+        if award:
+            return award
+    return sentence.paragraph_award
+
+
+def _plan(ctx: Context, award: str | None) -> PlanTerms:
+    for plan in ctx.note.plans:
+        if plan.award == award:
+            return plan
+    plan = PlanTerms(award=award)
+    ctx.note.plans.append(plan)
+    return plan
+
+
+def _set_once(target: object, field: str, value: Amount | None) -> None:
+    if value is not None and getattr(target, field) is None:
+        setattr(target, field, value)
+
+
+# -- handlers: each receives the match, the sentence and the context ------------------------------
+
+def _preferred(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    preferred = ctx.note.preferred_stock or PreferredStock()
+    period = Period.at(ctx.fiscal_end)
+    _set_once(preferred, "shares_authorized", _number(m, "shares", s, "shares", period))
+    _set_once(preferred, "par_value", _number(m, "par", s, "USD/share", period))
+    ctx.note.preferred_stock = preferred
+
+
+def _preferred_none(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    preferred = ctx.note.preferred_stock or PreferredStock()
+    _set_once(preferred, "shares_outstanding", _number(m, "none", s, "shares", Period.at(ctx.fiscal_end)))
+    ctx.note.preferred_stock = preferred
+
+
+def _repurchase_program(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    program = ctx.note.share_repurchases or ShareRepurchases()
+    period = _as_of(s, ctx)
+    _set_once(program, "authorized_amount", _number(m, "total", s, "USD", period))
+    _set_once(program, "remaining_authorization", _number(m, "left", s, "USD", period))
+    ctx.note.share_repurchases = program
+
+
+def _authorized(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    award = "espp" if s.paragraph_award == "espp" else None
+    plan = _plan(ctx, award)
+    period = _as_of(s, ctx) if award is None else Period.at(ctx.fiscal_end)
+    _set_once(plan, "shares_authorized", _number(m, "shares", s, "shares", period))
+    if "available" in m.groupdict():
+        _set_once(plan, "shares_available", _number(m, "available", s, "shares", period))
+
+
+def _available(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    award = "espp" if s.paragraph_award == "espp" else None
+    _set_once(_plan(ctx, award), "shares_available", _number(m, "shares", s, "shares", _as_of(s, ctx)))
+
+
+def _vesting(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    award = _award(s, m.group("subject") or "")
+    if m.group("subject") and re.search(r"\bmost awards\b|\ball\b", m.group("subject"), re.I):
+        award = None
+    _set_once(_plan(ctx, award), "vesting_period", _number(m, "years", s, "years", Period.at(ctx.fiscal_end)))
+
+
+def _expiry(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    subject = m.group("subject") or ""
+    award = None if re.search(r"\ball\b", subject, re.I) else _award(s, subject)
+    _set_once(_plan(ctx, award), "expiration_period", _number(m, "years", s, "years", Period.at(ctx.fiscal_end)))
+
+
+def _prose_balance(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    award = s.paragraph_award or first_award(s.text)
+    if award is None:
+        return
+    period = _as_of(s, ctx)
+    basis = "outstanding" if award == "dsu" else "nonvested"
+    row = RollForwardRow(
+        kind="ending",
+        label=s.text[m.start() : m.end()],
+        count=_number(m, "count", s, "shares", period),
+        weighted_average_price=_number(m, "price", s, "USD/share", period),
+    )
+    ctx.note.award_activity.append(AwardRollForward(award=award, basis=basis, title="stated in text", rows=[row]))
+
+
+def _espp_limit(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    _set_once(_plan(ctx, "espp"), "max_subscription_rate", _number(m, "pct", s, "pure", Period.at(ctx.fiscal_end)))
+
+
+def _espp_purchases(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    year = int(m.group("year"))
+    period = ctx.calendar.period(year)
+    info = _year_info(ctx, "espp", year)
+    _set_once(info, "shares_purchased", _number(m, "shares", s, "shares", period))
+    _set_once(info, "average_purchase_price", _number(m, "price", s, "USD/share", period))
+
+
+def _year_info(ctx: Context, award: str | None, year: int) -> AwardYearInfo:
+    end = ctx.calendar.year_end(year)
+    for info in ctx.note.award_years:
+        if info.award == award and info.fiscal_year_end == end:
+            return info
+    info = AwardYearInfo(award=award, fiscal_year_end=end)
+    ctx.note.award_years.append(info)
+    return info
+
+
+def _granted_in_year(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    award = _award(s, m.group("what"))
+    year = ctx.calendar.year_of(find_dates(m.group("when"))[0][0])
+    info = _year_info(ctx, award, year)
+    period = ctx.calendar.period(year)
+    _set_once(info, "granted_count", _number(m, "count", s, "shares", period))
+    _set_once(info, "granted_fair_value", _number(m, "price", s, "USD/share", period))
+
+
+def _unrecognized_total(m: re.Match[str], s: Sentence, ctx: Context) -> None:
+    ctx.note.unrecognized_cost.append(UnrecognizedCost(amount=_number(m, "total", s, "USD", _as_of(s, ctx))))
+
+
+# Lists resolved with "respectively": (phrase, field, unit); the award comes from the phrase.
+RESPECTIVELY_MEASURES: list[tuple[re.Pattern[str], str, Unit]] = [
+    (re.compile(r"grant[- ]date (?:estimated )?fair value of (?P<what>[\w\s-]+?) granted", re.I), "granted_fair_value", "USD/share"),
+    (re.compile(r"intrinsic value of (?P<what>[\w\s-]+?) exercised", re.I), "intrinsic_value_exercised", "USD"),
+    (re.compile(r"\d (?P<what>[A-Za-z][\w\s-]*?) that vested", re.I), "vested_count", "shares"),
+    (re.compile(r"(?P<what>these \w+) had a total (?:estimated )?fair value", re.I), "vested_fair_value", "USD"),
+    (re.compile(r"tax benefit realized", re.I), "tax_benefit_realized", "USD"),
+    (re.compile(r"(?P<what>expense) is expected to be recognized in the (?:fiscal )?years ending", re.I), "unrecognized_by_year", "USD"),
+]
+_YEAR_LIST = re.compile(
+    r"(?:fiscal )?years? (?:ended|ending)\s+(?P<month>[A-Z][a-z]+\.?\s+\d{1,2}),\s+(?P<years>(?:19|20)\d\d(?:,?\s+(?:and\s+)?(?:19|20)\d\d)*)"
+)
+_VALUE = re.compile(r"(?P<dollar>\$)?(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scale>\s(?:thousand|million|billion))?")
+
+
+def _respectively(s: Sentence, ctx: Context) -> None:
+    years_match = _YEAR_LIST.search(s.text)
+    if not years_match:
+        return
+    years = [int(y) for y in re.findall(r"(?:19|20)\d\d", years_match.group("years"))]
+    anchor = find_dates(years_match.group(0))
+    if anchor:
+        ctx_calendar = FiscalCalendar.from_end(anchor[0][0])
+    else:
+        ctx_calendar = ctx.calendar
+    for pattern, field, unit in RESPECTIVELY_MEASURES:
+        measure = pattern.search(s.text)
+        if not measure:
+            continue
+        what = measure.groupdict().get("what") or ""
+        award = None if field in ("tax_benefit_realized", "unrecognized_by_year") else (
+            ctx.previous_award if what.lower().startswith("these") else find_award(what)
+        )
+        values = [
+            v for v in _VALUE.finditer(s.text)
+            if not (years_match.start() <= v.start() < years_match.end())
+            and not re.fullmatch(r"(?:19|20)\d\d", v.group("num"))
+            and (v.group("dollar") if unit != "shares" else True)
+        ]
+        if field == "unrecognized_by_year":
+            values = [v for v in values if v.start() > s.text.find("of which")]
+        if len(values) != len(years):
+            continue
+        for year, value in zip(years, values):
+            end = ctx_calendar.year_end(year)
+            magnitude = Decimal(value.group("num").replace(",", ""))
+            exponent = SCALE_WORDS[value.group("scale").strip()] if value.group("scale") else 0
+            start = s.start + value.start("num")
+            src = SourceSpan(start=start, end=start + len(value.group("num")), text=value.group("num"))
+            if field == "unrecognized_by_year":
+                amount = Amount(value=apply_scale(magnitude, exponent), unit=unit, scale=exponent, period=_as_of(s, ctx), source=src)
+                ctx.note.unrecognized_cost.append(UnrecognizedCost(year=end, amount=amount))
+                continue
+            period = ctx.calendar.period(ctx.calendar.year_of(end))
+            amount = Amount(value=apply_scale(magnitude, exponent), unit=unit, scale=exponent, period=period, source=src)
+            _set_once(_year_info(ctx, award, ctx.calendar.year_of(end)), field, amount)
+        if award:
+            ctx.previous_award = award
+        return
+
+
+RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], Sentence, Context], None]]] = [
+    (re.compile(rf"authorized (?P<shares>{NUM}) shares of preferred stock, \$(?P<par>{NUM}) par value", re.I), _preferred),
+    (re.compile(r"\b(?P<none>No) shares of preferred stock are (?:currently )?outstanding", re.I), _preferred_none),
+    (re.compile(rf"a total of \$(?P<total>{NUM}){SCALE} of board authorizations for repurchases.*?of which \$(?P<left>{NUM}){SCALE} remained available", re.I), _repurchase_program),
+    (re.compile(rf"authorized up to (?P<shares>{NUM}) shares of common stock with a total of (?P<available>{NUM}) shares remaining available", re.I), _authorized),
+    (re.compile(rf"(?:a total of|up to) (?P<shares>{NUM}){SCALE} shares of (?:our )?common stock (?:had been|have been|could be|may be|are|were) (?:authorized|issued)", re.I), _authorized),
+    (re.compile(rf"reserved for future grants?[^.]*? (?:was|were) (?P<shares>{NUM})", re.I), _available),
+    (re.compile(rf"(?P<shares>{NUM}){SCALE} (?:shares|share based awards|share-based awards|awards) (?:were|are|remain) available (?:to be granted|for (?:future )?grants?)", re.I), _available),
+    (re.compile(rf"(?P<subject>[\w\s-]*?)\bvest (?:annually |ratably )?(?:in equal amounts )?over (?P<years>{WORD}) years", re.I), _vesting),
+    (re.compile(rf"(?P<subject>)\b(?P<years>{WORD})-year vesting period", re.I), _vesting),
+    (re.compile(rf"(?P<subject>[\w\s-]*?)\bexpire (?P<years>{WORD}) years after", re.I), _expiry),
+    (re.compile(rf"(?P<subject>[\w\s()-]*?)\bhave a life of (?P<years>{WORD}) years", re.I), _expiry),
+    (re.compile(rf"(?P<count>{NUM}) (?:units|shares) (?:were|was) outstanding at a weighted average grant date fair value (?:per share )?of \$(?P<price>{NUM})", re.I), _prose_balance),
+    (re.compile(rf"there (?:were|was) (?P<count>{NUM}) shares outstanding at a (?:weighted average )?grant date (?:fair )?value of \$(?P<price>{NUM})", re.I), _prose_balance),
+    (re.compile(r"limited to (?P<pct>\d+(?:\.\d+)?)% of (?:their )?eligible compensation", re.I), _espp_limit),
+    (re.compile(rf"(?P<shares>{NUM}) shares at an average price per share of \$(?P<price>{NUM}) during fiscal (?P<year>(?:19|20)\d\d)", re.I), _espp_purchases),
+    (re.compile(rf"granted (?P<count>{NUM}) (?P<what>[\w\s-]+?) during the (?:fiscal )?year ended (?P<when>[A-Z][a-z]+\.? \d{{1,2}}, \d{{4}}) with a weighted[- ]average grant[- ]date (?:estimated )?fair value of \$(?P<price>{NUM})", re.I), _granted_in_year),
+    (re.compile(rf"there was \$(?P<total>{NUM}){SCALE} of total unrecognized compensation (?:expense|cost)", re.I), _unrecognized_total),
+]
+
+
+def sentences(text: str, spans: list[tuple[int, int]]) -> list[Sentence]:
+    """Sentences of the prose paragraphs at `spans`, each with its paragraph's lead-in award."""
+    out: list[Sentence] = []
+    for start, end in spans:
+        paragraph = text[start:end]
+        lead = re.match(r"\s*([A-Z][\w-]*(?:[\s-]+[A-Z][\w-]*)*)\.\s", paragraph)
+        paragraph_award = find_award(lead.group(1)) if lead else None
+        for match in re.finditer(r"[^.!?]*(?:\.(?=\d)[^.!?]*|\b(?:U\.S|No|Inc|approx)\.[^.!?]*)*[.!?]?", paragraph):
+            if match.group(0).strip():
+                out.append(Sentence(match.group(0), start + match.start(), paragraph_award))
+    return out
+
+
+def extract_prose(note: StockCompensationNote, text: str, spans: list[tuple[int, int]], calendar: FiscalCalendar, fiscal_end: date) -> None:
+    """Apply every prose rule to every sentence; each rule fills a field only once."""
+    ctx = Context(note, calendar, fiscal_end)
+    for sentence in sentences(text, spans):
+        if "respectively" in sentence.text:
+            _respectively(sentence, ctx)
+        for pattern, handler in RULES:
+            for match in pattern.finditer(sentence.text):
+                handler(match, sentence, ctx)
+        mentioned = first_award(sentence.text)
+        if mentioned and "respectively" not in sentence.text:
+            ctx.previous_award = mentioned

@@ -1,0 +1,237 @@
+"""Rebuilt tables to schema parts: which table is which, and which row is which field."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from extractor.backends.rules.amounts import amount
+from extractor.backends.rules.lexicon import (
+    ASSUMPTION_ROWS,
+    REPURCHASE_ROWS,
+    TOTAL_ROW,
+    VALUATION_MODELS,
+    YEAR_INFO_ROWS,
+    find_award,
+    first_award,
+    match_first,
+    row_kind,
+)
+from extractor.numbers import scale_exponent
+from extractor.periods import FiscalCalendar, balance_date, find_dates
+from extractor.tables.model import Cell, Row, Table
+from schemas.stock_compensation import (
+    AwardRollForward,
+    AwardYearInfo,
+    CashSettlementRange,
+    ExpenseItem,
+    RollForwardRow,
+    ShareRepurchases,
+    ShareRepurchaseYear,
+    StockCompensationNote,
+    UnrecognizedCost,
+    ValuationAssumptions,
+)
+from schemas.values import OPTION_LIKE, Period
+
+COLUMN_UNITS = {
+    "count": "shares",
+    "price": "USD/share",
+    "fair_value": "USD/share",
+    "term": "years",
+    "intrinsic": "USD",
+    "cost": "USD",
+    "min": "USD",
+    "max": "USD",
+}
+ROW_MEASURE = {"count": "count", "price": "weighted_average_price", "fair_value": "weighted_average_price", "term": "remaining_term", "intrinsic": "intrinsic_value"}
+INFO_UNITS = {
+    "granted_count": "shares",
+    "vested_count": "shares",
+    "granted_fair_value": "USD/share",
+}
+
+
+class TableMapper:
+    """Fills a StockCompensationNote from one document's tables."""
+
+    def __init__(self, note: StockCompensationNote, calendar: FiscalCalendar, fiscal_end: date, text: str) -> None:
+        self.note = note
+        self.calendar = calendar
+        self.fiscal_end = fiscal_end
+        self.text = text
+
+    def map(self, table: Table) -> bool:
+        """Map one table; False when it is not a table this schema knows."""
+        kinds = {c.kind for c in table.columns}
+        context = (table.title or "") + " " + " ".join(table.header_lines)
+        if "count" in kinds and kinds & {"price", "fair_value"} and any(row_kind(r.label) == "balance" for r in table.rows):
+            return self._rollforward(table)
+        if table.year_columns:
+            lowered = (table.title or table.caption or "").lower()
+            labels = " ".join(r.label for r in table.rows).lower()
+            if "assumption" in lowered or "volatility" in labels:
+                return self._assumptions(table)
+            if "repurchase" in lowered or "repurchased" in labels:
+                return self._repurchases(table)
+            if "expense" in lowered and "unrecognized" not in lowered:
+                return self._expense(table)
+            return self._information(table)
+        if "cost" in kinds and "unrecognized" in (context + (table.caption or "")).lower():
+            return self._unrecognized(table)
+        if {"min", "max"} <= kinds and "settlement" in context.lower():
+            return self._settlement(table)
+        return False
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _award(self, table: Table) -> str | None:
+        return find_award(table.title) if table.title else first_award(table.caption)
+
+    def _row_scale(self, row: Row, table: Table) -> int:
+        return scale_exponent(row.label) if scale_exponent(row.label) is not None else table.scale
+
+    def _year_cells(self, table: Table, row: Row) -> list[tuple[int, Cell]]:
+        return [(col.year, cell) for col, cell in zip(table.columns, row.cells) if not cell.empty and col.year]
+
+    # -- table kinds ---------------------------------------------------------------------------
+
+    def _rollforward(self, table: Table) -> bool:
+        award = self._award(table) or "option"
+        context = f"{table.title or ''} {table.caption or ''}".lower()
+        if award in OPTION_LIKE:
+            basis = "nonvested" if ("nonvested" in context or "unvested" in context) else "outstanding"
+        else:
+            basis = "outstanding" if "deferred" in context and award == "dsu" else "nonvested"
+        rows: list[tuple[Row, str, date | None]] = []
+        for row in table.rows:
+            kind = row_kind(row.label)
+            if kind and row.values:
+                rows.append((row, kind, balance_date(row.label)))
+        balances = [(i, d) for i, (_, kind, d) in enumerate(rows) if kind == "balance"]
+        out = AwardRollForward(award=award, basis=basis, title=table.title or table.caption)
+        for index, (row, kind, day) in enumerate(rows):
+            if kind == "balance":
+                kind = "beginning" if index == balances[0][0] and len(balances) > 1 else "ending"
+                period = Period.at(day or self.fiscal_end)
+            elif kind in ("exercisable", "vested_and_expected_to_vest"):
+                period = Period.at(day or max((d for _, d in balances if d), default=self.fiscal_end))
+            else:
+                before = max((d for i, d in balances if i < index and d), default=None)
+                after = min((d for i, d in balances if i > index and d), default=self.fiscal_end)
+                period = Period.over(before + timedelta(days=1) if before else None, after)
+            out_row = RollForwardRow(kind=kind, label=row.label)
+            for column, cell in zip(table.columns, row.cells):
+                measure = ROW_MEASURE.get(column.kind or "")
+                if measure and not cell.empty:
+                    setattr(out_row, measure, amount(cell.numbers[0], COLUMN_UNITS[column.kind], period, table.scale))
+            out.rows.append(out_row)
+        self.note.award_activity.append(out)
+        return True
+
+    def _information(self, table: Table) -> bool:
+        award = self._award(table)
+        infos: dict[int, AwardYearInfo] = {}
+        for row in table.rows:
+            field = match_first(row.label, YEAR_INFO_ROWS)
+            if field is None:
+                continue
+            unit = INFO_UNITS.get(field, "USD")
+            for year, cell in self._year_cells(table, row):
+                info = infos.setdefault(year, AwardYearInfo(award=award, fiscal_year_end=self.calendar.year_end(year)))
+                setattr(info, field, amount(cell.numbers[0], unit, self.calendar.period(year), self._row_scale(row, table)))
+        self.note.award_years.extend(infos.values())
+        return bool(infos)
+
+    def _assumptions(self, table: Table) -> bool:
+        award = self._award(table) or "option"
+        model_match = VALUATION_MODELS.search(table.caption or "")
+        by_year: dict[int, ValuationAssumptions] = {}
+        for row in table.rows:
+            field = match_first(row.label, ASSUMPTION_ROWS)
+            if field is None:
+                continue
+            for year, cell in self._year_cells(table, row):
+                period = self.calendar.period(year)
+                target = by_year.setdefault(
+                    year,
+                    ValuationAssumptions(
+                        award=award,
+                        fiscal_year_end=self.calendar.year_end(year),
+                        model=model_match.group(1) if model_match else None,
+                    ),
+                )
+                unit = "years" if field == "expected_term" else "pure"
+                if cell.is_range and field in ("volatility", "risk_free_rate", "expected_term"):
+                    setattr(target, f"{field}_min", amount(cell.numbers[0], unit, period))
+                    setattr(target, f"{field}_max", amount(cell.numbers[1], unit, period))
+                else:
+                    setattr(target, field, amount(cell.numbers[0], unit, period))
+        self.note.valuation_assumptions.extend(by_year.values())
+        return bool(by_year)
+
+    def _repurchases(self, table: Table) -> bool:
+        repurchases = self.note.share_repurchases or ShareRepurchases()
+        years: dict[int, ShareRepurchaseYear] = {}
+        for row in table.rows:
+            field = match_first(row.label, REPURCHASE_ROWS)
+            if field is None:
+                continue
+            unit = {"shares_repurchased": "shares", "average_cost_per_share": "USD/share"}.get(field, "USD")
+            for year, cell in self._year_cells(table, row):
+                end = self.calendar.year_end(year)
+                period = Period.at(end) if field == "remaining_authorization" else self.calendar.period(year)
+                target = years.setdefault(year, ShareRepurchaseYear(fiscal_year_end=end))
+                setattr(target, field, amount(cell.numbers[0], unit, period, self._row_scale(row, table)))
+        repurchases.years.extend(years.values())
+        self.note.share_repurchases = repurchases
+        return bool(years)
+
+    def _expense(self, table: Table) -> bool:
+        found = False
+        for row in table.rows:
+            if TOTAL_ROW.search(row.label) and not re.search(r"total other", row.label, re.I):
+                award, line_item = None, None
+            else:
+                award = find_award(row.label)
+                line_item = None if award else re.sub(r"\s+", " ", row.label).strip().lower()
+            for year, cell in self._year_cells(table, row):
+                value = amount(cell.numbers[0], "USD", self.calendar.period(year), self._row_scale(row, table))
+                self.note.expense.append(ExpenseItem(line_item=line_item, award=award, amount=value))
+                found = True
+        return found
+
+    def _unrecognized(self, table: Table) -> bool:
+        instant = Period.at(next((d for d, _, _ in find_dates(table.context)), self.fiscal_end))
+        found = False
+        for row in table.rows:
+            if not row.values:
+                continue
+            award = None if re.match(r"^total$", row.label.strip(), re.I) else find_award(row.label)
+            cost = table.cell_for(row, "cost")
+            term = table.cell_for(row, "term")
+            self.note.unrecognized_cost.append(
+                UnrecognizedCost(
+                    award=award,
+                    amount=amount(cost.numbers[0], "USD", instant, table.scale) if cost and not cost.empty else None,
+                    recognition_period=amount(term.numbers[0], "years", instant) if term and not term.empty else None,
+                )
+            )
+            found = True
+        return found
+
+    def _settlement(self, table: Table) -> bool:
+        instant = Period.at(next((d for d, _, _ in find_dates(table.context)), self.fiscal_end))
+        award = self._award(table) or "rsu"
+        for row in table.rows:
+            year_match = re.search(r"\b((?:19|20)\d\d)\b", row.label)
+            low, high = table.cell_for(row, "min"), table.cell_for(row, "max")
+            self.note.cash_settlement_ranges.append(
+                CashSettlementRange(
+                    award=award,
+                    year=self.calendar.year_end(int(year_match.group(1))) if year_match else None,
+                    minimum=amount(low.numbers[0], "USD", instant, table.scale) if low and not low.empty else None,
+                    maximum=amount(high.numbers[0], "USD", instant, table.scale) if high and not high.empty else None,
+                )
+            )
+        return True

@@ -1,0 +1,43 @@
+"""The Document: what every loader produces and every later stage points into."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+
+class DocumentMetadata(BaseModel):
+    """What the filing says about itself, where it says it."""
+
+    form: str | None = None
+    company: str | None = None
+    cik: str | None = None
+    title: str | None = Field(default=None, description="The note or page title, e.g. 'Stock Compensation Plan'.")
+    fiscal_period_end: date | None = Field(default=None, description="End of the latest fiscal period reported.")
+    source_name: str | None = Field(default=None, description="File name inside a submission, e.g. 'R19.htm'.")
+
+
+class Document(BaseModel):
+    """Plain text as a reader sees it; every span in the pipeline is an offset into `text`."""
+
+    id: str
+    path: str
+    format: str = Field(description="rpage-text, html, edgar-submission, aligned-text")
+    text: str
+    metadata: DocumentMetadata = Field(default_factory=DocumentMetadata)
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+class LoadError(Exception):
+    """An input that cannot become a Document; the message names the file and the reason."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason

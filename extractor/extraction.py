@@ -1,0 +1,26 @@
+"""An Extraction: the schema instance a backend filled, and where it came from."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from schemas.stock_compensation import StockCompensationNote
+
+
+class Provenance(BaseModel):
+    backend: str
+    model: str | None = None
+    prompt_id: str | None = None
+    prompt_hash: str | None = None
+    code_version: str | None = None
+
+
+class Extraction(BaseModel):
+    document_id: str
+    document_path: str
+    document_sha256: str
+    note: StockCompensationNote
+    provenance: Provenance
+    tables_found: int = 0
+    tables_unmapped: list[str] = Field(default_factory=list, description="Titles of tables no rule understood.")
+    warnings: list[str] = Field(default_factory=list)

@@ -1,0 +1,92 @@
+"""Turn any supported input file into one Document, or fail with a LoadError naming why."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from extractor.document import Document, DocumentMetadata, LoadError
+from extractor.loaders.decode import decode_bytes
+from extractor.loaders.edgar import choose_document, is_submission, split_documents, submission_metadata
+from extractor.loaders.html import html_to_text, parse_header_date
+
+__all__ = ["load", "load_text", "LoadError"]
+
+_HTML_RE = re.compile(r"<(html|body|table|div|p|tr|td|span|font)\b", re.IGNORECASE)
+# "Label      1,234   $ 56.78": a label, two or more spaces, then a number.
+_ALIGNED_ROW_RE = re.compile(r"\S[ \t]{2,}[\$(]?\s*\d", re.MULTILINE)
+
+
+def load(path: str | Path) -> Document:
+    """Read a filing section from disk; the format is sniffed from content, not the name."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError as err:
+        raise LoadError(str(path), "is a directory, not a file") from err
+    except OSError as err:
+        raise LoadError(str(path), f"cannot be read ({err.strerror or err})") from err
+    warnings: list[str] = []
+    text = decode_bytes(str(path), data, warnings)
+    doc = load_text(text, path=str(path), doc_id=path.stem)
+    doc.warnings[:0] = warnings
+    return doc
+
+
+def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Document:
+    """Build a Document from already-decoded content."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if is_submission(text):
+        return _load_submission(text, path, doc_id)
+    if _HTML_RE.search(text[:20000]):
+        rendered, meta = html_to_text(path, text)
+        return _checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta))
+    fmt = "aligned-text" if len(_ALIGNED_ROW_RE.findall(text)) >= 3 else "rpage-text"
+    meta = rpage_text_metadata(text) if fmt == "rpage-text" else DocumentMetadata()
+    return _checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=meta))
+
+
+def rpage_text_metadata(text: str) -> DocumentMetadata:
+    """The stripped R page starts: 'XML 44 R19.htm IDEA: XBRL DOCUMENT', title, period, date."""
+    lines = [line.strip() for line in text.split("\n")[:8]]
+    meta = DocumentMetadata()
+    offset = 0
+    if lines and "XBRL DOCUMENT" in lines[0].upper():
+        match = re.search(r"\b(R\d+\.html?)\b", lines[0], re.IGNORECASE)
+        meta.source_name = match.group(1) if match else None
+        offset = 1
+    if len(lines) > offset and lines[offset]:
+        meta.title = lines[offset]
+    for line in lines[offset + 1 :]:
+        parsed = parse_header_date(line)
+        if parsed:
+            meta.fiscal_period_end = parsed
+            break
+    return meta
+
+
+def _load_submission(text: str, path: str, doc_id: str) -> Document:
+    meta = submission_metadata(text)
+    docs = split_documents(text)
+    if not docs:
+        raise LoadError(path, "looks like an EDGAR submission but holds no <DOCUMENT> block")
+    chosen = choose_document(docs, meta.form)
+    if chosen is None or not chosen.body.strip():
+        raise LoadError(path, "the EDGAR submission holds no readable text document")
+    inner = load_text(chosen.body, path=path, doc_id=doc_id)
+    merged = inner.metadata.model_copy(
+        update={
+            "form": meta.form,
+            "company": meta.company,
+            "cik": meta.cik,
+            "source_name": chosen.filename or chosen.type,
+            "fiscal_period_end": inner.metadata.fiscal_period_end or meta.fiscal_period_end,
+        }
+    )
+    return inner.model_copy(update={"metadata": merged, "format": f"edgar-submission/{inner.format}"})
+
+
+def _checked(doc: Document) -> Document:
+    if not re.search(r"\d", doc.text):
+        raise LoadError(doc.path, "no numbers found: nothing to extract")
+    return doc

@@ -1,0 +1,120 @@
+"""Parse numbers as filings print them, exactly (Decimal), keeping what precision was printed.
+
+Filings print "6,971.1", "(2,413", "(169)", "40.0%", "$1.55 billion", "ten years"; the
+grounding check and the scorer both need the printed precision, so it is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+SCALE_WORDS: dict[str, int] = {
+    "thousand": 3,
+    "thousands": 3,
+    "million": 6,
+    "millions": 6,
+    "billion": 9,
+    "billions": 9,
+}
+
+WORD_NUMBERS: dict[str, int] = {
+    "no": 0,
+    "none": 0,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+}
+
+# One printed number: optional "(" and "$", digits with thousands separators, decimals,
+# optional "%" and ")". Signs and currency are reported, not folded into the digits.
+NUMBER_RE = re.compile(
+    r"(?P<open>\()?\s*(?P<currency>\$)?\s*(?P<sign>[-\u2212])?"
+    r"(?P<digits>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+    r"\s*(?P<percent>%)?\s*(?P<close>\))?"
+)
+
+EMPTY_MARKERS = frozenset({"—", "–", "-", "--", "n/a", "N/A", "nm", "NM", "*"})
+
+
+@dataclass(frozen=True)
+class ParsedNumber:
+    """A number as printed: its unsigned magnitude and what surrounded it."""
+
+    magnitude: Decimal
+    negative: bool
+    percent: bool
+    currency: bool
+    decimals: int
+    digits_start: int
+    digits_end: int
+
+    @property
+    def signed(self) -> Decimal:
+        return -self.magnitude if self.negative else self.magnitude
+
+
+def parse_number(text: str) -> ParsedNumber | None:
+    """Parse a cell or token that is a single number ("(2,413", "40.0%", "$ 57.96")."""
+    stripped = text.strip().replace("\u00a0", " ")
+    match = NUMBER_RE.fullmatch(stripped)
+    if not match:
+        return None
+    lead = len(text) - len(text.lstrip())
+    digits = match.group("digits")
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    return ParsedNumber(
+        magnitude=Decimal(digits.replace(",", "")),
+        negative=bool(match.group("open") or match.group("sign")),
+        percent=bool(match.group("percent")),
+        currency=bool(match.group("currency")),
+        decimals=decimals,
+        digits_start=lead + match.start("digits"),
+        digits_end=lead + match.end("digits"),
+    )
+
+
+def parse_word_number(word: str) -> Decimal | None:
+    """"ten" -> 10; digits pass through; None for anything else."""
+    word = word.strip().lower()
+    if word in WORD_NUMBERS:
+        return Decimal(WORD_NUMBERS[word])
+    parsed = parse_number(word)
+    return parsed.magnitude if parsed else None
+
+
+def scale_exponent(text: str) -> int | None:
+    """The power of ten a scale note announces ("(In thousands)" -> 3), or None."""
+    match = re.search(r"\b(thousands?|millions?|billions?)\b", text, re.IGNORECASE)
+    return SCALE_WORDS[match.group(1).lower()] if match else None
+
+
+def apply_scale(value: Decimal, exponent: int) -> Decimal:
+    """Scale exactly: Decimal shifts keep every printed digit (6,971.1 thousand -> 6971100)."""
+    scaled = value.scaleb(exponent)
+    return scaled.quantize(Decimal(1)) if scaled == scaled.to_integral_value() else scaled.normalize()
+
+
+def tolerance(decimals: int, exponent: int) -> Decimal:
+    """Half a unit of the last printed digit, in base units: the rounding a printed value hides."""
+    return Decimal(5).scaleb(exponent - decimals - 1)
+
+
+def to_json_number(value: Decimal) -> int | float:
+    """The output boundary: exact ints stay ints; fractions become the shortest float repr."""
+    if value == value.to_integral_value():
+        return int(value)
+    return float(value)

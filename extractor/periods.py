@@ -1,0 +1,75 @@
+"""Fiscal calendars and dates as filings write them ("Years Ended February 29 or 28", "Fiscal 2021")."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from schemas.values import Period
+
+MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+MONTHS["sept"] = 9
+DATE_RE = re.compile(
+    r"\b(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>(?:19|20)\d\d)\b",
+    re.I,
+)
+
+
+def find_dates(text: str) -> list[tuple[date, int, int]]:
+    """Every 'February 29, 2020' / 'Jul. 31, 2018' in the text, with its span."""
+    found = []
+    for match in DATE_RE.finditer(text):
+        try:
+            day = date(int(match["year"]), MONTHS[match["month"].lower()], int(match["day"]))
+        except ValueError:
+            continue
+        found.append((day, match.start(), match.end()))
+    return found
+
+
+def balance_date(label: str) -> date | None:
+    """The instant of a balance row: 'Outstanding at August 1, 2015' is the close of July 31, 2015."""
+    dates = find_dates(label)
+    if not dates:
+        return None
+    day = dates[-1][0]
+    return day - timedelta(days=1) if day.day == 1 else day
+
+
+@dataclass(frozen=True)
+class FiscalCalendar:
+    """Fiscal years named by the calendar year they end in, ending on a fixed month and day."""
+
+    month: int
+    day: int
+
+    @classmethod
+    def from_end(cls, fiscal_end: date) -> "FiscalCalendar":
+        return cls(fiscal_end.month, fiscal_end.day)
+
+    def year_end(self, year: int) -> date:
+        """The end of fiscal `year`; a month-end calendar stays on the month end (Feb 28/29)."""
+        last = calendar.monthrange(year, self.month)[1]
+        month_end = self.day >= calendar.monthrange(2001, self.month)[1]  # 2001: Feb 28 counts
+        return date(year, self.month, last if month_end else min(self.day, last))
+
+    def year_of(self, day: date) -> int:
+        """The fiscal year a date falls in."""
+        return day.year if day <= self.year_end(day.year) else day.year + 1
+
+    def period(self, year: int) -> Period:
+        return Period.over(self.year_end(year - 1) + timedelta(days=1), self.year_end(year))
+
+    def period_ending(self, end: date) -> Period:
+        return self.period(self.year_of(end)) if self.year_end(self.year_of(end)) == end else Period.over(None, end)
+
+
+def infer_fiscal_end(text: str, stated: date | None) -> date:
+    """The latest fiscal period end: as the document states it, else the latest full date it prints."""
+    if stated:
+        return stated
+    dates = [d for d, _, _ in find_dates(text)]
+    return max(dates) if dates else date(date.today().year - 1, 12, 31)

@@ -1,0 +1,88 @@
+"""Rebuilt tables: rows of (label, cells) under typed columns; every number keeps its span."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+
+@dataclass(frozen=True)
+class PrintedNumber:
+    """One number as printed in a cell; `start`/`end` cover its digits in the document text."""
+
+    magnitude: Decimal
+    negative: bool
+    percent: bool
+    currency: bool
+    decimals: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Cell:
+    """A value cell: one number, or two for a range ("26.8% - 32.6%"); none for a dash."""
+
+    numbers: list[PrintedNumber]
+    start: int
+    end: int
+    years: bool = False  # printed with a "years" suffix ("5.3 years")
+
+    @property
+    def empty(self) -> bool:
+        return not self.numbers
+
+    @property
+    def is_range(self) -> bool:
+        return len(self.numbers) == 2
+
+
+@dataclass
+class Row:
+    label: str
+    label_start: int
+    label_end: int
+    cells: list[Cell] = field(default_factory=list)
+    indent: int = 0
+    group: str | None = None  # the group heading a member row sits under ("Other share-based incentives")
+
+    @property
+    def values(self) -> list[Cell]:
+        return [c for c in self.cells if not c.empty]
+
+
+@dataclass
+class Column:
+    header: str
+    kind: str | None  # year, count, price, fair_value, term, intrinsic, cost, min, max
+    year: int | None = None
+
+
+@dataclass
+class Table:
+    title: str | None
+    caption: str | None
+    header_lines: list[str]
+    columns: list[Column]
+    rows: list[Row]
+    scale: int = 0  # power of ten for counts and amounts (never per-share prices, rates or terms)
+    scale_note: str | None = None
+    start: int = 0
+    end: int = 0
+
+    @property
+    def context(self) -> str:
+        """Title, caption and headers: where award types and scale are announced."""
+        return " ".join(part for part in (self.title, self.caption, *self.header_lines) if part)
+
+    @property
+    def year_columns(self) -> bool:
+        return bool(self.columns) and all(c.kind == "year" for c in self.columns)
+
+    def cell_for(self, row: Row, kind: str) -> Cell | None:
+        """The cell of `row` under the first column of `kind` (cells fill columns left to right)."""
+        for index, column in enumerate(self.columns):
+            if column.kind == kind:
+                return row.cells[index] if index < len(row.cells) else None
+        return None

@@ -1,0 +1,340 @@
+"""Schema fields to US GAAP concepts (shared/spec/concepts.md), and the facts conversion both ways.
+
+Every concept name the project writes is spelled here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from schemas.facts import Fact
+from schemas.stock_compensation import (
+    AwardRollForward,
+    AwardYearInfo,
+    CashSettlementRange,
+    ExpenseItem,
+    PlanTerms,
+    PreferredStock,
+    RollForwardRow,
+    ShareRepurchases,
+    ShareRepurchaseYear,
+    StockCompensationNote,
+    UnrecognizedCost,
+    ValuationAssumptions,
+)
+from schemas.values import OPTION_LIKE, Amount
+
+P = "ShareBasedCompensationArrangementByShareBasedPaymentAward"
+PL = "SharebasedCompensationArrangementBySharebasedPaymentAward"  # lower-case b
+PP = "ShareBasedCompensationArrangementsByShareBasedPaymentAward"  # plural
+
+# (basis, row kind, measure) -> concept, for options and SARs.
+OPTION_ROWS: dict[tuple[str, str, str], str] = {}
+for _kind in ("beginning", "ending"):
+    OPTION_ROWS.update({
+        ("outstanding", _kind, "count"): f"{P}OptionsOutstandingNumber",
+        ("outstanding", _kind, "weighted_average_price"): f"{P}OptionsOutstandingWeightedAverageExercisePrice",
+        ("outstanding", _kind, "remaining_term"): f"{PL}OptionsOutstandingWeightedAverageRemainingContractualTerm2",
+        ("outstanding", _kind, "intrinsic_value"): f"{P}OptionsOutstandingIntrinsicValue",
+        ("nonvested", _kind, "count"): f"{P}OptionsNonvestedNumber",
+        ("nonvested", _kind, "weighted_average_price"): f"{PL}OptionsNonvestedWeightedAverageGrantDateFairValue",
+    })
+OPTION_ROWS.update({
+    ("outstanding", "granted", "count"): f"{P}OptionsGrantsInPeriodGross",
+    ("outstanding", "granted", "weighted_average_price"): f"{PP}OptionsGrantsInPeriodWeightedAverageExercisePrice",
+    ("outstanding", "exercised", "count"): f"{P}OptionsExercisesInPeriod",
+    ("outstanding", "exercised", "weighted_average_price"): f"{PP}OptionsExercisesInPeriodWeightedAverageExercisePrice",
+    ("outstanding", "forfeited", "count"): f"{P}OptionsForfeituresInPeriod",
+    ("outstanding", "forfeited", "weighted_average_price"): f"{PP}OptionsForfeituresInPeriodWeightedAverageExercisePrice",
+    ("outstanding", "expired", "count"): f"{P}OptionsExpirationsInPeriod",
+    ("outstanding", "expired", "weighted_average_price"): f"{PP}OptionsExpirationsInPeriodWeightedAverageExercisePrice",
+    ("outstanding", "forfeited_or_expired", "count"): f"{P}OptionsForfeituresAndExpirationsInPeriod",
+    ("outstanding", "forfeited_or_expired", "weighted_average_price"): f"{P}OptionsForfeituresAndExpirationsInPeriodWeightedAverageExercisePrice",
+    ("outstanding", "exercisable", "count"): f"{P}OptionsExercisableNumber",
+    ("outstanding", "exercisable", "weighted_average_price"): f"{P}OptionsExercisableWeightedAverageExercisePrice",
+    ("outstanding", "exercisable", "remaining_term"): f"{PL}OptionsExercisableWeightedAverageRemainingContractualTerm1",
+    ("outstanding", "exercisable", "intrinsic_value"): f"{PL}OptionsExercisableIntrinsicValue1",
+    ("outstanding", "vested_and_expected_to_vest", "count"): f"{P}OptionsVestedAndExpectedToVestOutstandingNumber",
+    ("outstanding", "vested_and_expected_to_vest", "weighted_average_price"): f"{P}OptionsVestedAndExpectedToVestOutstandingWeightedAverageExercisePrice",
+    ("outstanding", "vested_and_expected_to_vest", "remaining_term"): f"{PL}OptionsVestedAndExpectedToVestOutstandingWeightedAverageRemainingContractualTerm1",
+    ("outstanding", "vested_and_expected_to_vest", "intrinsic_value"): f"{P}OptionsVestedAndExpectedToVestOutstandingAggregateIntrinsicValue",
+    ("nonvested", "granted", "count"): f"{P}OptionsGrantsInPeriodGross",
+    ("nonvested", "granted", "weighted_average_price"): f"{P}OptionsGrantsInPeriodWeightedAverageGrantDateFairValue",
+    ("nonvested", "vested", "count"): "ext:OptionsVestedInPeriodNumber",
+    ("nonvested", "vested", "weighted_average_price"): "ext:OptionsVestedInPeriodWeightedAverageGrantDateFairValue",
+    ("nonvested", "forfeited", "count"): "ext:OptionsNonvestedForfeitedNumber",
+    ("nonvested", "forfeited", "weighted_average_price"): "ext:OptionsNonvestedForfeitedWeightedAverageGrantDateFairValue",
+})
+
+# (basis, row kind, measure) -> concept, for RSUs, PSUs, MSUs, DSUs and restricted stock.
+_OTHER = f"{P}EquityInstrumentsOtherThanOptions"
+OTHER_ROWS: dict[tuple[str, str, str], str] = {}
+for _kind in ("beginning", "ending"):
+    OTHER_ROWS.update({
+        ("nonvested", _kind, "count"): f"{_OTHER}NonvestedNumber",
+        ("nonvested", _kind, "weighted_average_price"): f"{_OTHER}NonvestedWeightedAverageGrantDateFairValue",
+        ("outstanding", _kind, "count"): f"{P}NonOptionEquityInstrumentsOutstandingNumber",
+        ("outstanding", _kind, "weighted_average_price"): "ext:NonOptionEquityInstrumentsOutstandingWeightedAverageGrantDateFairValue",
+    })
+for _basis in ("nonvested", "outstanding"):
+    OTHER_ROWS.update({
+        (_basis, "granted", "count"): f"{_OTHER}GrantsInPeriod",
+        (_basis, "granted", "weighted_average_price"): f"{_OTHER}GrantsInPeriodWeightedAverageGrantDateFairValue",
+        (_basis, "vested", "count"): f"{_OTHER}VestedInPeriod",
+        (_basis, "vested", "weighted_average_price"): f"{_OTHER}VestedInPeriodWeightedAverageGrantDateFairValue",
+        (_basis, "forfeited", "count"): f"{_OTHER}ForfeitedInPeriod",
+        (_basis, "forfeited", "weighted_average_price"): f"{_OTHER}ForfeituresWeightedAverageGrantDateFairValue",
+    })
+
+# AwardYearInfo field -> (concept for options/SARs, concept for other awards)
+YEAR_INFO: dict[str, tuple[str, str]] = {
+    "granted_count": (f"{P}OptionsGrantsInPeriodGross", f"{_OTHER}GrantsInPeriod"),
+    "granted_fair_value": (f"{P}OptionsGrantsInPeriodWeightedAverageGrantDateFairValue", f"{_OTHER}GrantsInPeriodWeightedAverageGrantDateFairValue"),
+    "cash_received_from_exercises": ("ProceedsFromStockOptionsExercised", "ProceedsFromStockOptionsExercised"),
+    "intrinsic_value_exercised": (f"{P}OptionsExercisesInPeriodTotalIntrinsicValue", f"{P}OptionsExercisesInPeriodTotalIntrinsicValue"),
+    "tax_benefit_realized": ("EmployeeServiceShareBasedCompensationTaxBenefitFromExerciseOfStockOptions",) * 2,
+    "vested_count": ("ext:OptionsVestedInPeriodNumber", f"{_OTHER}VestedInPeriod"),
+    "vested_fair_value": (f"{PL}OptionsVestedInPeriodFairValue1", f"{_OTHER}VestedInPeriodTotalFairValue"),
+    "payments_upon_vesting": ("ext:CashSettledRestrictedStockUnitsPaymentsUponVesting",) * 2,
+    "shares_purchased": ("StockIssuedDuringPeriodSharesEmployeeStockPurchasePlans",) * 2,
+    "average_purchase_price": (f"{P}PerShareWeightedAveragePriceOfSharesPurchased",) * 2,
+}
+
+# ValuationAssumptions field -> (concept, bound)
+ASSUMPTIONS: dict[str, tuple[str, str | None]] = {
+    "dividend_yield": (f"{P}FairValueAssumptionsExpectedDividendRate", None),
+    "volatility": (f"{P}FairValueAssumptionsExpectedVolatilityRate", None),
+    "volatility_min": (f"{P}FairValueAssumptionsExpectedVolatilityRateMinimum", None),
+    "volatility_max": (f"{P}FairValueAssumptionsExpectedVolatilityRateMaximum", None),
+    "weighted_average_volatility": (f"{P}FairValueAssumptionsWeightedAverageVolatilityRate", None),
+    "risk_free_rate": (f"{P}FairValueAssumptionsRiskFreeInterestRate", None),
+    "risk_free_rate_min": (f"{P}FairValueAssumptionsRiskFreeInterestRateMinimum", None),
+    "risk_free_rate_max": (f"{P}FairValueAssumptionsRiskFreeInterestRateMaximum", None),
+    "expected_term": (f"{PL}FairValueAssumptionsExpectedTerm1", None),
+    "expected_term_min": (f"{PL}FairValueAssumptionsExpectedTerm1", "min"),
+    "expected_term_max": (f"{PL}FairValueAssumptionsExpectedTerm1", "max"),
+}
+
+PLAN: dict[str, str] = {
+    "shares_authorized": f"{P}NumberOfSharesAuthorized",
+    "shares_available": f"{P}NumberOfSharesAvailableForGrant",
+    "vesting_period": f"{P}AwardVestingPeriod1",
+    "expiration_period": f"{PL}ExpirationPeriod",
+    "max_subscription_rate": f"{P}MaximumEmployeeSubscriptionRate",
+}
+REPURCHASE_YEAR: dict[str, str] = {
+    "shares_repurchased": "StockRepurchasedDuringPeriodShares",
+    "average_cost_per_share": "TreasuryStockAcquiredAverageCostPerShare",
+    "remaining_authorization": "StockRepurchaseProgramRemainingAuthorizedRepurchaseAmount1",
+}
+REPURCHASES: dict[str, str] = {
+    "authorized_amount": "StockRepurchaseProgramAuthorizedAmount1",
+    "remaining_authorization": "StockRepurchaseProgramRemainingAuthorizedRepurchaseAmount1",
+}
+PREFERRED: dict[str, str] = {
+    "shares_authorized": "PreferredStockSharesAuthorized",
+    "par_value": "PreferredStockParOrStatedValuePerShare",
+    "shares_outstanding": "PreferredStockSharesOutstanding",
+}
+EXPENSE = "AllocatedShareBasedCompensationExpense"
+UNRECOGNIZED = "EmployeeServiceShareBasedCompensationNonvestedAwardsTotalCompensationCostNotYetRecognized"
+UNRECOGNIZED_PERIOD = f"{UNRECOGNIZED}PeriodForRecognition1"
+CASH_SETTLEMENT = "ext:CashSettledRestrictedStockUnitsExpectedSettlement"
+ROW_MEASURES = ("count", "weighted_average_price", "remaining_term", "intrinsic_value")
+
+
+def rollforward_concept(award: str, basis: str, kind: str, measure: str) -> str | None:
+    table = OPTION_ROWS if award in OPTION_LIKE else OTHER_ROWS
+    return table.get((basis, kind, measure))
+
+
+def _fact(concept: str, amount: Amount, **dims: str | None) -> Fact:
+    return Fact(
+        concept=concept,
+        value=amount.value,
+        unit=amount.unit,
+        period=amount.period,
+        dims={k: v for k, v in dims.items() if v is not None},
+        source=amount.source,
+    )
+
+
+def _fields(model, mapping: dict[str, str]) -> Iterator[tuple[str, Amount]]:
+    for name, concept in mapping.items():
+        amount = getattr(model, name)
+        if amount is not None:
+            yield concept, amount
+
+
+def iter_facts(note: StockCompensationNote) -> Iterator[Fact]:
+    """Every number of the note as a fact, in schema order (duplicates included)."""
+    for plan in note.plans:
+        for concept, amount in _fields(plan, PLAN):
+            yield _fact(concept, amount, award=plan.award)
+    for table in note.award_activity:
+        for row in table.rows:
+            for measure in ROW_MEASURES:
+                amount = getattr(row, measure)
+                concept = rollforward_concept(table.award, table.basis, row.kind, measure)
+                if amount is not None and concept:
+                    yield _fact(concept, amount, award=table.award)
+    for info in note.award_years:
+        for name, (option_concept, other_concept) in YEAR_INFO.items():
+            amount = getattr(info, name)
+            if amount is not None:
+                concept = option_concept if (info.award in OPTION_LIKE or info.award is None) else other_concept
+                yield _fact(concept, amount, award=info.award)
+    for assumptions in note.valuation_assumptions:
+        for name, (concept, bound) in ASSUMPTIONS.items():
+            amount = getattr(assumptions, name)
+            if amount is not None:
+                yield _fact(concept, amount, award=assumptions.award, bound=bound)
+    for item in note.expense:
+        yield _fact(EXPENSE, item.amount, award=item.award, line_item=item.line_item)
+    for cost in note.unrecognized_cost:
+        year = cost.year.isoformat() if cost.year else None
+        if cost.amount is not None:
+            yield _fact(UNRECOGNIZED, cost.amount, award=cost.award, year=year)
+        if cost.recognition_period is not None:
+            yield _fact(UNRECOGNIZED_PERIOD, cost.recognition_period, award=cost.award, year=year)
+    for settlement in note.cash_settlement_ranges:
+        year = settlement.year.isoformat() if settlement.year else None
+        for bound, amount in (("min", settlement.minimum), ("max", settlement.maximum)):
+            if amount is not None:
+                yield _fact(CASH_SETTLEMENT, amount, award=settlement.award, bound=bound, year=year)
+    if note.share_repurchases:
+        for concept, amount in _fields(note.share_repurchases, REPURCHASES):
+            yield _fact(concept, amount)
+        for year_info in note.share_repurchases.years:
+            for concept, amount in _fields(year_info, REPURCHASE_YEAR):
+                yield _fact(concept, amount)
+    if note.preferred_stock:
+        for concept, amount in _fields(note.preferred_stock, PREFERRED):
+            yield _fact(concept, amount)
+
+
+def to_facts(note: StockCompensationNote) -> list[Fact]:
+    """The note as the spec's flat facts list: one fact per (concept, period end, dims).
+
+    A number printed twice for the same fact (a count in thousands in one table and in units
+    in another) becomes one fact: the most precise printing, else the first in the document.
+    Disagreeing duplicates are all kept, for the validator to report.
+    """
+    chosen: dict[tuple, list[Fact]] = {}
+    for fact in iter_facts(note):
+        group = chosen.setdefault(fact.key(), [])
+        twin = next((f for f in group if _agree(f, fact)), None)
+        if twin is None:
+            group.append(fact)
+        elif _more_precise(fact, twin) or (
+            not _more_precise(twin, fact) and _position(fact) < _position(twin)
+        ):
+            group[group.index(twin)] = fact
+    facts = [f for group in chosen.values() for f in group]
+    return sorted(facts, key=_position)
+
+
+def _position(fact: Fact) -> int:
+    return fact.source.start if fact.source else 1 << 62
+
+
+def _precision(fact: Fact) -> int:
+    """Exponent of the last printed digit's weight in base units ("1,601" in thousands -> 3)."""
+    try:
+        printed = Decimal(fact.source.text.replace(",", "")) if fact.source else Decimal(0)
+    except InvalidOperation:  # a number printed as a word ("ten") is exact
+        return 0
+    if printed == 0 or fact.value == 0:
+        return int(printed.as_tuple().exponent)
+    return (fact.value / printed).adjusted() + int(printed.as_tuple().exponent)
+
+
+def _more_precise(a: Fact, b: Fact) -> bool:
+    return _precision(a) < _precision(b)
+
+
+def _agree(a: Fact, b: Fact) -> bool:
+    """Equal after rounding the more precise value to the other's printed precision."""
+    if a.value == b.value:
+        return True
+    coarse, fine = (a, b) if _precision(a) > _precision(b) else (b, a)
+    step = Decimal(10).scaleb(_precision(coarse) - 1)
+    return abs(fine.value - coarse.value) <= step * 5
+
+
+def from_facts(facts: list[Fact]) -> StockCompensationNote:
+    """Rebuild a note from facts where the concept says where a number belongs.
+
+    Roll-forward rows come back one per fact (balances as beginning/ending by date); facts whose
+    concept maps nowhere in the schema (foreign ext: names) are returned unplaced by the caller.
+    """
+    note = StockCompensationNote()
+    rollforwards: dict[tuple[str, str], AwardRollForward] = {}
+    year_infos: dict[tuple, AwardYearInfo] = {}
+    assumptions: dict[tuple, ValuationAssumptions] = {}
+    reverse_rows = {
+        (c, award_class): key
+        for award_class, table in (("option", OPTION_ROWS), ("other", OTHER_ROWS))
+        for key, c in table.items()
+    }
+    balance_dates: dict[tuple[str, str], list[date]] = {}
+    for fact in facts:
+        award = fact.dims.get("award")
+        end = fact.period.end_date
+        award_class = "option" if award in OPTION_LIKE else "other"
+        key = reverse_rows.get((fact.concept, award_class))
+        if key and award and fact.period.instant:
+            balance_dates.setdefault((award, key[0]), []).append(end)
+    for fact in facts:
+        amount = Amount(value=fact.value, unit=fact.unit, period=fact.period, source=fact.source)
+        award = fact.dims.get("award")
+        end = fact.period.end_date
+        award_class = "option" if award in OPTION_LIKE else "other"
+        row_key = reverse_rows.get((fact.concept, award_class))
+        year_field = next((n for n, pair in YEAR_INFO.items() if fact.concept in pair), None)
+        if fact.concept == EXPENSE:
+            note.expense.append(ExpenseItem(line_item=fact.dims.get("line_item"), award=award, amount=amount))
+        elif fact.concept in (UNRECOGNIZED, UNRECOGNIZED_PERIOD):
+            year = date.fromisoformat(fact.dims["year"]) if "year" in fact.dims else None
+            field = "amount" if fact.concept == UNRECOGNIZED else "recognition_period"
+            note.unrecognized_cost.append(UnrecognizedCost(award=award, year=year, **{field: amount}))
+        elif fact.concept == CASH_SETTLEMENT:
+            year = date.fromisoformat(fact.dims["year"]) if "year" in fact.dims else None
+            field = "minimum" if fact.dims.get("bound") == "min" else "maximum"
+            note.cash_settlement_ranges.append(CashSettlementRange(award=award or "rsu", year=year, **{field: amount}))
+        elif fact.concept in PLAN.values():
+            name = next(n for n, c in PLAN.items() if c == fact.concept)
+            note.plans.append(PlanTerms(award=award, **{name: amount}))
+        elif fact.concept in PREFERRED.values():
+            name = next(n for n, c in PREFERRED.items() if c == fact.concept)
+            note.preferred_stock = (note.preferred_stock or PreferredStock()).model_copy(update={name: amount})
+        elif fact.concept in REPURCHASE_YEAR.values() and not (
+            fact.concept in REPURCHASES.values() and fact.period.instant is None
+        ):
+            name = next(n for n, c in REPURCHASE_YEAR.items() if c == fact.concept)
+            note.share_repurchases = note.share_repurchases or ShareRepurchases()
+            note.share_repurchases.years.append(ShareRepurchaseYear(fiscal_year_end=end, **{name: amount}))
+        elif fact.concept in REPURCHASES.values():
+            name = next(n for n, c in REPURCHASES.items() if c == fact.concept)
+            note.share_repurchases = note.share_repurchases or ShareRepurchases()
+            setattr(note.share_repurchases, name, amount)
+        elif any(fact.concept == c for c, _ in ASSUMPTIONS.values()):
+            name = next(n for n, (c, b) in ASSUMPTIONS.items() if c == fact.concept and b == fact.dims.get("bound"))
+            target = assumptions.setdefault((award, end), ValuationAssumptions(award=award, fiscal_year_end=end))
+            setattr(target, name, amount)
+        elif row_key and award and not (year_field and fact.period.instant is None and row_key[1] == "granted"):
+            basis, kind, measure = row_key
+            if fact.period.instant and kind in ("beginning", "ending"):
+                kind = "beginning" if end == min(balance_dates[(award, basis)]) else "ending"
+            table = rollforwards.setdefault((award, basis), AwardRollForward(award=award, basis=basis))
+            table.rows.append(RollForwardRow(kind=kind, **{measure: amount}))
+        elif year_field:
+            target = year_infos.setdefault((award, end), AwardYearInfo(award=award, fiscal_year_end=end))
+            setattr(target, year_field, amount)
+    note.award_activity = list(rollforwards.values())
+    note.award_years = list(year_infos.values())
+    note.valuation_assumptions = list(assumptions.values())
+    note.fiscal_year_ends = sorted({f.period.end_date for f in facts if f.period.end}, reverse=True)
+    return note

@@ -1,0 +1,46 @@
+"""The facts format of shared/spec/facts.md: one number, its meaning, period and source."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from schemas.values import Period, SourceSpan, Unit
+
+
+class Fact(BaseModel):
+    concept: str
+    value: Decimal
+    unit: Unit
+    period: Period
+    dims: dict[str, str] = Field(default_factory=dict)
+    source: SourceSpan | None = None
+
+    def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+        """Identity under the spec's matching rule (the period end is compared with ±1 day apart)."""
+        return (self.concept, self.period.end_date.isoformat(), tuple(sorted(self.dims.items())))
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The output boundary: Decimal becomes a JSON number here and nowhere earlier."""
+        value = self.value
+        number: int | float = int(value) if value == value.to_integral_value() else float(value)
+        period = {k: v.isoformat() for k, v in self.period.model_dump().items() if v is not None}
+        out: dict[str, Any] = {"concept": self.concept, "value": number, "unit": self.unit, "period": period, "dims": self.dims}
+        if self.source is not None:
+            out["source"] = self.source.model_dump()
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_json_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, line: str) -> "Fact":
+        return cls.model_validate(json.loads(line, parse_float=Decimal))
+
+
+def read_facts(path: str) -> list[Fact]:
+    with open(path, encoding="utf-8") as handle:
+        return [Fact.from_json(line) for line in handle if line.strip()]

@@ -1,0 +1,59 @@
+"""Value objects shared by every schema: an amount with its unit, scale, period and source."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+Unit = Literal["shares", "USD", "USD/share", "pure", "years"]
+AwardType = Literal["option", "sar", "rsu", "psu", "msu", "dsu", "restricted_stock", "espp", "other"]
+OPTION_LIKE: frozenset[str] = frozenset({"option", "sar"})
+
+
+class SourceSpan(BaseModel):
+    """Where a number stands in the document text: text == document.text[start:end]."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str = Field(description="The number exactly as printed, without $, % or parentheses.")
+
+
+class Period(BaseModel):
+    """A balance is an instant; a flow has an end and usually a start."""
+
+    instant: date | None = Field(default=None, description="For balances: 'outstanding as of' this date.")
+    start: date | None = Field(default=None, description="First day of the period, for flows.")
+    end: date | None = Field(default=None, description="Last day of the period, for flows.")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "Period":
+        if (self.instant is None) == (self.end is None):
+            raise ValueError("a period is either an instant or has an end date")
+        return self
+
+    @property
+    def end_date(self) -> date:
+        return self.instant or self.end  # type: ignore[return-value]
+
+    @classmethod
+    def at(cls, day: date) -> "Period":
+        return cls(instant=day)
+
+    @classmethod
+    def over(cls, start: date | None, end: date) -> "Period":
+        return cls(start=start, end=end)
+
+
+class Amount(BaseModel):
+    """One extracted number. `value` is fully scaled to base units ("6,994" thousand -> 6994000)."""
+
+    value: Decimal = Field(description="The number in base units: shares, dollars, fractions for percentages.")
+    unit: Unit
+    scale: int = Field(default=0, description="Power of ten the printed number was multiplied by (3 = thousands).")
+    decimals: int = Field(default=0, description="Digits printed after the decimal point.")
+    period: Period
+    source: SourceSpan | None = Field(default=None, description="The printed number's span; None if ungrounded.")
+    quote: str | None = Field(default=None, description="Verbatim text around the number, as found in the filing.")
