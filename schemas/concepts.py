@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
-from decimal import Decimal, InvalidOperation
 
-from schemas.facts import Fact
+from schemas.facts import Fact, printed_exponent, values_agree
 from schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
@@ -225,7 +224,7 @@ def to_facts(note: StockCompensationNote) -> list[Fact]:
     chosen: dict[tuple, list[Fact]] = {}
     for fact in iter_facts(note):
         group = chosen.setdefault(fact.key(), [])
-        twin = next((f for f in group if _agree(f, fact)), None)
+        twin = next((f for f in group if values_agree(f, fact)), None)
         if twin is None:
             group.append(fact)
         elif _more_precise(fact, twin) or (
@@ -240,28 +239,8 @@ def _position(fact: Fact) -> int:
     return fact.source.start if fact.source else 1 << 62
 
 
-def _precision(fact: Fact) -> int:
-    """Exponent of the last printed digit's weight in base units ("1,601" in thousands -> 3)."""
-    try:
-        printed = Decimal(fact.source.text.replace(",", "")) if fact.source else Decimal(0)
-    except InvalidOperation:  # a number printed as a word ("ten") is exact
-        return 0
-    if printed == 0 or fact.value == 0:
-        return int(printed.as_tuple().exponent)
-    return (fact.value / printed).adjusted() + int(printed.as_tuple().exponent)
-
-
 def _more_precise(a: Fact, b: Fact) -> bool:
-    return _precision(a) < _precision(b)
-
-
-def _agree(a: Fact, b: Fact) -> bool:
-    """Equal after rounding the more precise value to the other's printed precision."""
-    if a.value == b.value:
-        return True
-    coarse, fine = (a, b) if _precision(a) > _precision(b) else (b, a)
-    step = Decimal(10).scaleb(_precision(coarse) - 1)
-    return abs(fine.value - coarse.value) <= step * 5
+    return printed_exponent(a) < printed_exponent(b)
 
 
 def from_facts(facts: list[Fact]) -> StockCompensationNote:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -44,3 +44,26 @@ class Fact(BaseModel):
 def read_facts(path: str) -> list[Fact]:
     with open(path, encoding="utf-8") as handle:
         return [Fact.from_json(line) for line in handle if line.strip()]
+
+
+def printed_exponent(fact: Fact) -> int:
+    """Exponent of the weight of the last printed digit, in base units ("1,601" thousands -> 3)."""
+    if fact.source is None:
+        return int(fact.value.normalize().as_tuple().exponent)
+    try:
+        printed = Decimal(fact.source.text.replace(",", ""))
+    except InvalidOperation:  # printed as a word: exact
+        return int(fact.value.normalize().as_tuple().exponent) if fact.value else 0
+    if printed == 0 or fact.value == 0:
+        return int(printed.as_tuple().exponent)
+    return (abs(fact.value) / printed).adjusted() + int(printed.as_tuple().exponent)
+
+
+def values_agree(a: Fact, b: Fact) -> bool:
+    """Equal after rounding the more precise value to the other's printed precision."""
+    if a.value == b.value:
+        return True
+    fine, coarse = sorted((a, b), key=printed_exponent)
+    quantum = Decimal(1).scaleb(printed_exponent(coarse))
+    rounded = (fine.value / quantum).quantize(Decimal(1), rounding=ROUND_HALF_UP) * quantum
+    return rounded == coarse.value

@@ -1,0 +1,62 @@
+"""Terminal rendering with rich: facts of one extraction, and eval scores."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from extractor.extraction import Extraction
+from extractor.scoring import Score
+from schemas.facts import Fact
+
+_PREFIXES = (
+    "ShareBasedCompensationArrangementByShareBasedPaymentAward",
+    "SharebasedCompensationArrangementBySharebasedPaymentAward",
+    "ShareBasedCompensationArrangementsByShareBasedPaymentAward",
+    "EmployeeServiceShareBasedCompensation",
+)
+
+
+def short_concept(concept: str) -> str:
+    """Concept names are long; the shared prefix says nothing a reader of this note needs."""
+    for prefix in _PREFIXES:
+        if concept.startswith(prefix):
+            return "…" + concept[len(prefix) :]
+    return concept
+
+
+def _period(fact: Fact) -> str:
+    p = fact.period
+    return str(p.instant) if p.instant else f"{p.start or '…'} → {p.end}"
+
+
+def facts_table(extraction: Extraction, facts: list[Fact]) -> Table:
+    meta = f"{extraction.document_path} · backend {extraction.provenance.backend} · {len(facts)} facts · {extraction.tables_found} tables"
+    table = Table(title=meta, title_justify="left", show_lines=False)
+    for column in ("concept", "dims", "period", "value", "unit", "printed"):
+        table.add_column(column, overflow="fold", justify="right" if column == "value" else "left")
+    for fact in facts:
+        dims = ", ".join(f"{k}={v}" for k, v in fact.dims.items())
+        printed = f"{fact.source.text} @{fact.source.start}" if fact.source else "[red]ungrounded[/red]"
+        table.add_row(short_concept(fact.concept), dims, _period(fact), f"{fact.value:,}", fact.unit, printed)
+    return table
+
+
+def score_table(results: dict[str, Score], total: Score, show_errors: bool) -> Table:
+    table = Table(title="Facts vs gold (spec matching rule)", title_justify="left")
+    for column in ("document", "gold", "predicted", "correct", "precision", "recall", "F1"):
+        table.add_column(column, justify="left" if column == "document" else "right")
+    for name, result in [*results.items(), ("ALL", total)]:
+        table.add_row(
+            name, str(result.gold), str(result.predicted), str(result.correct),
+            f"{result.precision:.3f}", f"{result.recall:.3f}", f"{result.f1:.3f}",
+            style="bold" if name == "ALL" else None,
+        )
+    if show_errors:
+        for name, result in results.items():
+            for fact in result.missed:
+                table.add_row(name, "[red]missed[/red]", short_concept(fact.concept), str(fact.value), "", "", "")
+            for fact in result.extra:
+                table.add_row(name, "[yellow]extra[/yellow]", short_concept(fact.concept), str(fact.value), "", "", "")
+            for predicted, gold in result.wrong_value:
+                table.add_row(name, "[red]wrong value[/red]", short_concept(gold.concept), f"{predicted.value} ≠ {gold.value}", "", "", "")
+    return table

@@ -1,0 +1,72 @@
+"""Score predicted facts against gold under the spec's matching rule (shared/spec/facts.md).
+
+Two facts are the same fact when concept, dims and period end (±1 day) are equal; their values
+agree when equal after rounding the more precise one to the precision printed in the filing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from schemas.facts import Fact, values_agree
+
+
+@dataclass
+class Score:
+    gold: int = 0
+    predicted: int = 0
+    found: int = 0  # matched by concept, period and dims
+    correct: int = 0  # found and the value agrees
+    missed: list[Fact] = field(default_factory=list)
+    extra: list[Fact] = field(default_factory=list)
+    wrong_value: list[tuple[Fact, Fact]] = field(default_factory=list)  # (predicted, gold)
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.predicted if self.predicted else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.gold if self.gold else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def add(self, other: "Score") -> None:
+        self.gold += other.gold
+        self.predicted += other.predicted
+        self.found += other.found
+        self.correct += other.correct
+        self.missed += other.missed
+        self.extra += other.extra
+        self.wrong_value += other.wrong_value
+
+
+def _same(a: Fact, b: Fact) -> bool:
+    return (
+        a.concept == b.concept
+        and a.dims == b.dims
+        and abs(a.period.end_date - b.period.end_date) <= timedelta(days=1)
+    )
+
+
+def score(predicted: list[Fact], gold: list[Fact]) -> Score:
+    """Match each gold fact to at most one predicted fact; the rest are misses and extras."""
+    result = Score(gold=len(gold), predicted=len(predicted))
+    unused = list(predicted)
+    for gold_fact in gold:
+        candidates = [p for p in unused if _same(p, gold_fact)]
+        if not candidates:
+            result.missed.append(gold_fact)
+            continue
+        best = next((p for p in candidates if values_agree(p, gold_fact)), candidates[0])
+        unused.remove(best)
+        result.found += 1
+        if values_agree(best, gold_fact):
+            result.correct += 1
+        else:
+            result.wrong_value.append((best, gold_fact))
+    result.extra = unused
+    return result

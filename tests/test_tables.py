@@ -1,0 +1,312 @@
+"""extractor.tables: rebuilt tables, cells and printed-number spans on the real fixtures."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from extractor.document import Document
+from extractor.loaders import load, load_text
+from extractor.numbers import parse_number
+from extractor.tables import Cell, Row, Table, rebuild_tables
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SEED_000 = FIXTURES / "000_a279831d03f6579a.txt"
+SEED_002 = FIXTURES / "002_59f0e0194afd947c.txt"
+HTML_000 = FIXTURES / "html" / "000_a279831d03f6579a.htm"
+HTML_002 = FIXTURES / "html" / "002_59f0e0194afd947c.htm"
+TEXT_000 = FIXTURES / "text" / "000_aligned_excerpt.txt"
+TEXT_002 = FIXTURES / "text" / "002_aligned.txt"
+EDGAR_KMX = FIXTURES / "edgar" / "0001170010-20-000045.txt"
+
+ALL_FIXTURES = sorted(
+    [SEED_000, SEED_002, *FIXTURES.glob("html/*.htm"), *FIXTURES.glob("text/*.txt"), *FIXTURES.glob("edgar/*.txt")]
+)
+
+_CACHE: dict[Path, tuple[Document, list[Table]]] = {}
+
+
+def tables_of(path: Path) -> tuple[Document, list[Table]]:
+    if path not in _CACHE:
+        doc = load(path)
+        _CACHE[path] = (doc, rebuild_tables(doc))
+    return _CACHE[path]
+
+
+def table(path: Path, title: str) -> Table:
+    matches = [t for t in tables_of(path)[1] if t.title == title]
+    assert len(matches) == 1, [t.title for t in tables_of(path)[1]]
+    return matches[0]
+
+
+def row(tbl: Table, label: str, nth: int = 0) -> Row:
+    return [r for r in tbl.rows if r.label == label][nth]
+
+
+def printed(cell_or_row: Cell | Row) -> list[str]:
+    """Numbers as printed, sign shown: ["-2,413", "51.55"]."""
+    cells = cell_or_row.cells if isinstance(cell_or_row, Row) else [cell_or_row]
+    return [("-" if n.negative else "") + n.text for c in cells for n in c.numbers]
+
+
+def shape(tables: list[Table]) -> list[tuple]:
+    """What must not depend on the layout: titles, scale, column kinds, labels, printed numbers."""
+    return [
+        (t.title, t.scale, [c.kind for c in t.columns], [(r.label, r.group, printed(r)) for r in t.rows])
+        for t in tables
+    ]
+
+
+# --------------------------------------------------------------------------- seed 000 (CarMax R19)
+
+SEED_000_TITLES = [
+    "Common Stock Repurchases",
+    "Composition of Share-Based Compensation Expense",
+    "Composition of Share-Based Compensation Expense \u2013 By Grant Type",
+    "Unrecognized Share-Based Compensation Expense \u2013 By Grant Type",
+    "Stock Option Activity",
+    "Stock Option Information",
+    "Assumptions Used to Estimate Option Values",
+    "Cash-Settled Restricted Stock Unit Activity",
+    "Cash-Settled Restricted Stock Unit Information",
+    "Expected Cash Settlement Range Upon Restricted Stock Unit Vesting",
+    "Stock-Settled Market Stock Unit Activity",
+    "Stock-Settled Market Stock Unit Information",
+]
+
+
+def test_seed_000_table_titles():
+    assert [t.title for t in tables_of(SEED_000)[1]] == SEED_000_TITLES
+
+
+def test_seed_000_stock_option_activity():
+    tbl = table(SEED_000, "Stock Option Activity")
+    assert [c.kind for c in tbl.columns] == ["count", "price", "term", "intrinsic"]
+    assert [c.header for c in tbl.columns] == ["Shares", "Price", "Life (Years)", "Value"]
+    assert tbl.scale == 3
+    assert tbl.scale_note == "(Shares and intrinsic value in thousands)"
+    assert [r.label for r in tbl.rows] == [
+        "Outstanding as of February 28, 2019",
+        "Options granted",
+        "Options exercised",
+        "Options forfeited or expired",
+        "Outstanding as of February 29, 2020",
+        "Exercisable as of February 29, 2020",
+    ]
+    exercised = row(tbl, "Options exercised")
+    count = tbl.cell_for(exercised, "count")
+    assert len(count.numbers) == 1
+    n = count.numbers[0]
+    assert (n.magnitude, n.negative, n.text, n.decimals, n.percent) == (Decimal(2413), True, "2,413", 0, False)
+    assert tbl.cell_for(exercised, "price").numbers[0].magnitude == Decimal("51.55")
+    assert tbl.cell_for(exercised, "term") is None  # not printed for activity rows
+    assert printed(row(tbl, "Options forfeited or expired")) == ["-63", "67.15"]
+    outstanding = row(tbl, "Outstanding as of February 29, 2020")
+    assert printed(outstanding) == ["6,994", "64.85", "4.3", "157,088"]
+    assert tbl.cell_for(outstanding, "term").numbers[0].magnitude == Decimal("4.3")
+    intrinsic = tbl.cell_for(outstanding, "intrinsic").numbers[0]
+    assert (intrinsic.magnitude, intrinsic.negative) == (Decimal(157088), False)
+    assert printed(row(tbl, "Exercisable as of February 29, 2020")) == ["3,010", "62.08", "3.3", "75,935"]
+
+
+def test_seed_000_assumptions_ranges():
+    doc, _ = tables_of(SEED_000)
+    tbl = table(SEED_000, "Assumptions Used to Estimate Option Values")
+    assert [(c.kind, c.year) for c in tbl.columns] == [("year", 2020), ("year", 2019), ("year", 2018)]
+    assert tbl.year_columns and tbl.scale == 0
+    labels = [r.label for r in tbl.rows]
+    assert labels[0] == "Dividend yield" and len(labels) == 5
+    volatility = next(r for r in tbl.rows if r.label.startswith("Expected volatility factor"))
+    assert len(volatility.cells) == 3
+    cell = volatility.cells[0]
+    assert cell.is_range
+    low, high = cell.numbers
+    assert (low.magnitude, high.magnitude) == (Decimal("26.8"), Decimal("32.6"))
+    assert low.percent and high.percent
+    assert not low.negative and not high.negative
+    assert doc.text[cell.start : cell.end] == "26.8\n%\n-\n32.6\n%"
+    assert printed(volatility) == ["26.8", "32.6", "26.1", "34.1", "27.3", "34.2"]
+    assert all(n.percent for c in volatility.cells for n in c.numbers)
+    risk_free = next(r for r in tbl.rows if r.label.startswith("Risk-free interest rate"))
+    assert [[str(n.magnitude) for n in c.numbers] for c in risk_free.cells] == [["1.5", "2.4"], ["1.7", "3.0"], ["0.7", "2.3"]]
+    assert all(c.is_range and all(n.percent for n in c.numbers) for c in risk_free.cells)
+    dividend = row(tbl, "Dividend yield")
+    assert [(str(c.numbers[0].magnitude), c.numbers[0].percent, c.is_range) for c in dividend.cells] == [("0.0", True, False)] * 3
+    term = next(r for r in tbl.rows if r.label.startswith("Expected term"))
+    assert [(str(c.numbers[0].magnitude), c.numbers[0].percent) for c in term.cells] == [("4.6", False)] * 3
+
+
+def test_seed_000_other_share_based_incentives_group():
+    tbl = table(SEED_000, "Composition of Share-Based Compensation Expense \u2013 By Grant Type")
+    assert tbl.scale == 3 and tbl.year_columns
+    grouped = [(r.label, r.group) for r in tbl.rows]
+    assert grouped == [
+        ("Nonqualified stock options", None),
+        ("Cash-settled restricted stock units (RSUs)", None),
+        ("Stock-settled market stock units (MSUs)", None),
+        ("Stock-settled performance stock units (PSUs)", "Other share-based incentives"),
+        ("Stock-settled deferred stock units (DSUs)", "Other share-based incentives"),
+        ("Restricted stock (RSAs)", "Other share-based incentives"),
+        ("Employee stock purchase plan", "Other share-based incentives"),
+        ("Total other share-based incentives", None),
+        ("Share-based compensation expense, before income taxes", None),
+    ]
+    assert printed(row(tbl, "Stock-settled deferred stock units (DSUs)")) == ["2,500", "1,155"]  # 2018 blank
+    assert printed(row(tbl, "Total other share-based incentives")) == ["6,978", "4,868", "3,388"]
+    members = [r for r in tbl.rows if r.group]
+    assert [sum(c.numbers[0].magnitude for c in [r.cells[0]]) for r in members] == [2559, 2500, 23, 1896]
+    assert sum(r.cells[0].numbers[0].magnitude for r in members) == Decimal(6978)  # the group adds up
+
+
+def test_seed_000_unrecognized_table_with_empty_dsu_row():
+    tbl = table(SEED_000, "Unrecognized Share-Based Compensation Expense \u2013 By Grant Type")
+    assert tbl.scale == 6 and tbl.scale_note == "(Costs in millions)"
+    assert [c.kind for c in tbl.columns] == ["cost", "term"]
+    dsu = row(tbl, "Stock-settled deferred stock units")
+    assert dsu.values == [] and printed(dsu) == []
+    assert dsu.group == "Other share-based incentives"
+    assert [(r.label, r.group) for r in tbl.rows if r.group] == [
+        ("Stock-settled performance stock units", "Other share-based incentives"),
+        ("Stock-settled deferred stock units", "Other share-based incentives"),
+        ("Restricted stock", "Other share-based incentives"),
+    ]
+    restricted = row(tbl, "Restricted stock")
+    assert tbl.cell_for(restricted, "cost").numbers[0].magnitude == Decimal("0.4")
+    assert tbl.cell_for(restricted, "term").numbers[0].magnitude == Decimal("2.8")
+    assert printed(row(tbl, "Total")) == ["58.5", "1.8"]
+    assert printed(row(tbl, "Nonqualified stock options")) == ["40.4", "2.1"]
+
+
+def test_seed_000_cash_settlement_min_max():
+    tbl = table(SEED_000, "Expected Cash Settlement Range Upon Restricted Stock Unit Vesting")
+    assert [c.kind for c in tbl.columns] == ["min", "max"]
+    assert tbl.scale == 3
+    assert [(r.label, printed(r)) for r in tbl.rows] == [
+        ("Fiscal 2021", ["21,342", "56,912"]),
+        ("Fiscal 2022", ["23,470", "62,586"]),
+        ("Fiscal 2023", ["26,662", "71,099"]),
+        ("Total expected cash settlements", ["71,474", "190,597"]),
+    ]
+    total = row(tbl, "Total expected cash settlements")
+    assert tbl.cell_for(total, "min").numbers[0].magnitude == Decimal(71474)
+    assert tbl.cell_for(total, "max").numbers[0].magnitude == Decimal(190597)
+
+
+def test_seed_000_repurchases_keep_printed_precision():
+    tbl = table(SEED_000, "Common Stock Repurchases")
+    assert tbl.scale == 0  # the "(in thousands)" / "(in millions)" notes sit in row labels
+    shares = row(tbl, "Number of shares repurchased (in thousands)")
+    assert [(n.text, n.decimals, str(n.magnitude)) for c in shares.cells for n in c.numbers] == [
+        ("6,971.1", 1, "6971.1"),
+        ("13,634.7", 1, "13634.7"),
+        ("8,897.2", 1, "8897.2"),
+    ]
+    assert printed(row(tbl, "Available for repurchase, as of end of year (in millions)")) == ["1,552.3", "2,113.9", "1,016.8"]
+
+
+def test_seed_000_wrapped_label_is_joined():
+    tbl = table(SEED_000, "Cash-Settled Restricted Stock Unit Information")
+    labels = [r.label for r in tbl.rows]
+    assert "Payments (before payroll tax withholdings) upon vesting (in millions)" in labels
+    assert len(labels) == 4
+
+
+# --------------------------------------------------------------------------- seed 002 (R23)
+
+
+def test_seed_002_assumptions_ranges():
+    doc, tables = tables_of(SEED_002)
+    assert len(tables) == 4
+    tbl = tables[0]
+    assert tbl.header_lines == ["Year Ended July 31,"]
+    assert [c.year for c in tbl.columns] == [2018, 2017, 2016]
+    assert [r.label for r in tbl.rows] == ["Expected volatility", "Expected dividends", "Expected term (average in years)", "Risk-free rate"]
+    term = row(tbl, "Expected term (average in years)").cells[0]
+    assert doc.text[term.start : term.end] == "5.8-6.4"
+    assert [(str(n.magnitude), n.percent) for n in term.numbers] == [("5.8", False), ("6.4", False)]
+    risk = row(tbl, "Risk-free rate").cells[0]
+    assert doc.text[risk.start : risk.end] == "1.2-2.3%"
+    assert [(str(n.magnitude), n.percent) for n in risk.numbers] == [("1.2", True), ("2.3", True)]
+    assert [printed(c) for c in row(tbl, "Risk-free rate").cells] == [["1.2", "2.3"], ["0.5", "1.5"], ["0.3", "2.2"]]
+    volatility = row(tbl, "Expected volatility").cells
+    assert [(n.text, n.percent) for c in volatility for n in c.numbers] == [("40.0", True), ("40.3", True), ("40.4", True)]
+
+
+def test_seed_002_sar_activity():
+    doc, tables = tables_of(SEED_002)
+    tbl = tables[1]
+    assert tbl.title is None
+    assert tbl.caption.startswith("A summary of aggregate SARs award activity")
+    assert tbl.scale == 3  # "(in thousands, except exercise price and contractual term)" in the caption
+    assert [c.kind for c in tbl.columns] == ["count", "price", "term", "intrinsic"]
+    assert len(tbl.rows) == 15
+    assert [r.label for r in tbl.rows].count("Granted") == 3
+    assert printed(row(tbl, "Exercised", 2)) == ["-1,049", "33.25"]
+    outstanding = row(tbl, "Outstanding at July 31, 2018")
+    term = tbl.cell_for(outstanding, "term")
+    assert term.years and doc.text[term.start : term.end] == "5.3 years"
+    assert term.numbers[0].magnitude == Decimal("5.3") and term.numbers[0].text == "5.3"
+    assert tbl.cell_for(outstanding, "intrinsic").numbers[0].magnitude == Decimal(246198)
+    assert [tbl.cell_for(r, "term").numbers[0].text for r in tbl.rows[-3:]] == ["5.3", "5.3", "4.7"]
+    assert all(c.years for r in tbl.rows[-3:] for c in [tbl.cell_for(r, "term")])
+    assert not any(c.years for r in tbl.rows for c in r.cells if c is not tbl.cell_for(r, "term"))
+
+
+def test_seed_002_nonvested_tables():
+    _, tables = tables_of(SEED_002)
+    sars, rsus = tables[2], tables[3]
+    for tbl in (sars, rsus):
+        assert [c.kind for c in tbl.columns] == ["count", "fair_value"]
+        assert tbl.scale == 3
+        assert [r.label for r in tbl.rows][1:4] == ["Granted", "Vested", "Forfeited"]
+    assert printed(row(sars, "Vested")) == ["-169", "38.59"]
+    assert printed(row(rsus, "Nonvested at July 31, 2018")) == ["176", "163.83"]
+
+
+# --------------------------------------------------------------------------- invariants on every fixture
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_printed_number_points_into_the_text(path):
+    doc, tables = tables_of(path)
+    assert tables
+    seen = 0
+    for tbl in tables:
+        for r in tbl.rows:
+            if r.label:
+                assert doc.text.startswith(r.label.split()[0], r.label_start)
+            for c in r.cells:
+                assert 0 <= c.start <= c.end <= len(doc.text)
+                assert len(c.numbers) <= 2
+                for n in c.numbers:
+                    assert doc.text[n.start : n.end] == n.text
+                    assert c.start <= n.start < n.end <= c.end
+                    reparsed = parse_number(n.text)
+                    assert reparsed is not None and reparsed.magnitude == n.magnitude
+                    assert reparsed.decimals == n.decimals
+                    seen += 1
+    assert seen >= 20
+
+
+# --------------------------------------------------------------------------- layout independence
+
+
+@pytest.mark.parametrize("txt, htm", [(SEED_000, HTML_000), (SEED_002, HTML_002)], ids=["000", "002"])
+def test_rpage_text_and_html_give_the_same_tables(txt, htm):
+    text_tables = tables_of(txt)[1]
+    html_tables = tables_of(htm)[1]
+    assert [t.title for t in html_tables] == [t.title for t in text_tables]
+    assert shape(html_tables) == shape(text_tables)
+    flags = lambda ts: [(n.percent, n.negative, n.decimals) for t in ts for r in t.rows for c in r.cells for n in c.numbers]  # noqa: E731
+    assert flags(html_tables) == flags(text_tables)
+
+
+def test_edgar_submission_gives_the_seed_tables():
+    assert shape(tables_of(EDGAR_KMX)[1]) == shape(tables_of(SEED_000)[1])
+
+
+def test_load_text_and_load_agree():
+    doc = load_text(SEED_002.read_text(encoding="utf-8"), path=str(SEED_002), doc_id=SEED_002.stem)
+    assert shape(rebuild_tables(doc)) == shape(tables_of(SEED_002)[1])
