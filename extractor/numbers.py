@@ -42,9 +42,9 @@ WORD_NUMBERS: dict[str, int] = {
 # One printed number: optional "(" and "$", digits with thousands separators, decimals,
 # optional "%" and ")". Signs and currency are reported, not folded into the digits.
 NUMBER_RE = re.compile(
-    r"(?P<open>\()?\s*(?P<currency>\$)?\s*(?P<sign>[-\u2212])?"
+    r"(?P<lead_currency>\$)?\s*(?P<open>\()?\s*(?P<currency>\$)?\s*(?P<sign>[-\u2212])?"
     r"(?P<digits>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
-    r"\s*(?P<percent>%)?\s*(?P<close>\))?"
+    r"\s*(?P<percent>%)?\s*(?P<close>\))?\s*(?P<trail_percent>%)?"
 )
 
 EMPTY_MARKERS = frozenset({"—", "–", "-", "--", "n/a", "N/A", "nm", "NM", "*"})
@@ -79,8 +79,8 @@ def parse_number(text: str) -> ParsedNumber | None:
     return ParsedNumber(
         magnitude=Decimal(digits.replace(",", "")),
         negative=bool(match.group("open") or match.group("sign")),
-        percent=bool(match.group("percent")),
-        currency=bool(match.group("currency")),
+        percent=bool(match.group("percent") or match.group("trail_percent")),
+        currency=bool(match.group("currency") or match.group("lead_currency")),
         decimals=decimals,
         digits_start=lead + match.start("digits"),
         digits_end=lead + match.end("digits"),

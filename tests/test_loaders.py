@@ -259,12 +259,6 @@ def test_truncated_html_mid_cell_keeps_the_partial_row():
 # --------------------------------------------------------------------------- sniffing
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_ALIGNED_ROW_RE's '\\s*' crosses newlines: a label line ending in two spaces followed by a "
-    "value line ('Expected volatility factor (1)  \\n26.8') counts as an aligned row, so R-page text "
-    "whose non-breaking spaces were normalised to spaces is sniffed as aligned-text",
-)
 def test_rpage_text_with_plain_spaces_is_still_rpage_text():
     text = SEED_000.read_text(encoding="utf-8").replace("\u00a0", " ")
     doc = load_text(text, path="r19-plain-spaces.txt")

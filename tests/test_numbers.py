@@ -55,11 +55,6 @@ def test_parse_number_rejects_non_numbers(text):
     assert parse_number(text) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="NUMBER_RE only accepts '(' before '$' and '%' before ')': '$(1.23)', '$ (0.15)' and "
-    "'(0.3)%' (common negative-amount/percent prints) parse as None",
-)
 @pytest.mark.parametrize("text, magnitude", [("$(1.23)", "1.23"), ("$ (0.15)", "0.15"), ("(0.3)%", "0.3")])
 def test_parse_number_currency_outside_parentheses(text, magnitude):
     parsed = parse_number(text)

@@ -14,7 +14,7 @@ __all__ = ["load", "load_text", "LoadError"]
 
 _HTML_RE = re.compile(r"<(html|body|table|div|p|tr|td|span|font)\b", re.IGNORECASE)
 # "Label      1,234   $ 56.78": a label, two or more spaces, then a number.
-_ALIGNED_ROW_RE = re.compile(r"\S[ \t]{2,}[\$(]?\s*\d", re.MULTILINE)
+_ALIGNED_ROW_RE = re.compile(r"\S[ \t]{2,}[\$(]?[ \t]*\d", re.MULTILINE)
 
 
 def load(path: str | Path) -> Document:
