@@ -18,6 +18,8 @@ SEED_002 = FIXTURES / "002_59f0e0194afd947c.txt"
 HTML_000 = FIXTURES / "html" / "000_a279831d03f6579a.htm"
 HTML_002 = FIXTURES / "html" / "002_59f0e0194afd947c.htm"
 EDGAR_KMX = FIXTURES / "edgar" / "0001170010-20-000045.txt"
+TEXT_000 = FIXTURES / "text" / "000_aligned_excerpt.txt"
+TEXT_002 = FIXTURES / "text" / "002_aligned.txt"
 
 
 def _rows(doc: Document) -> list[tuple[str, list[str]]]:
@@ -72,6 +74,24 @@ def test_html_rpage(path, title, period):
     assert "Stock Compensation Plan" in doc.text or "STOCK AND STOCK-BASED INCENTIVE PLANS" in doc.text
 
 
+@pytest.mark.parametrize(
+    "header, period",
+    [
+        ("Jul. 31, 2018", date(2018, 7, 31)),
+        ("Sep. 30, 2019", date(2019, 9, 30)),
+        ("Dec. 31, 2019", date(2019, 12, 31)),
+        ("June 30, 2019", date(2019, 6, 30)),
+        ("May 31, 2019", date(2019, 5, 31)),
+        ("Sept. 30, 2019", date(2019, 9, 30)),
+    ],
+)
+def test_rpage_period_header_variants(header, period):
+    text = SEED_002.read_text(encoding="utf-8").replace("Jul. 31, 2018", header, 1)
+    doc = load_text(text, path="r23.txt")
+    assert doc.format == "rpage-text"
+    assert doc.metadata.fiscal_period_end == period
+
+
 def test_html_rpage_renders_one_cell_per_line_like_the_seed():
     """The rendered R page has the seed's lines (cell per line), so spans mean the same thing."""
     seed = [line.strip(" \u00a0") for line in SEED_002.read_text(encoding="utf-8").split("\n")]
@@ -80,6 +100,25 @@ def test_html_rpage_renders_one_cell_per_line_like_the_seed():
     rendered_cells = [r for r in rendered if r]
     start = seed_cells.index("Year Ended July 31,")
     assert rendered_cells[rendered_cells.index("Year Ended July 31,") :][:20] == seed_cells[start : start + 20]
+
+
+@pytest.mark.parametrize("path", [TEXT_000, TEXT_002], ids=["000", "002"])
+def test_aligned_text(path):
+    doc = load(path)
+    assert doc.format == "aligned-text"
+    assert doc.text == path.read_text(encoding="utf-8")  # kept verbatim: spans are columns in lines
+    assert doc.metadata.fiscal_period_end is None and doc.metadata.source_name is None
+    assert doc.warnings == []
+
+
+def test_aligned_text_table_alone_is_aligned():
+    """Three aligned rows are enough: the assumptions table cut from the 002 aligned text."""
+    lines = TEXT_002.read_text(encoding="utf-8").split("\n")
+    start = next(i for i, line in enumerate(lines) if line.strip() == "Year Ended July 31,")
+    snippet = "\n".join(lines[start : start + 8])
+    assert snippet.rstrip().endswith("0.3-2.2%")
+    assert load_text(snippet).format == "aligned-text"
+    assert load_text(snippet.replace("\n", "\r\n")).format == "aligned-text"
 
 
 def _ten_k_note() -> str:
@@ -105,6 +144,17 @@ def test_html_10k_note_snippet():
     assert _rows(doc) == _rows(load(HTML_000))
 
 
+def test_inline_xbrl_10k_with_xml_declaration():
+    markup = (
+        "<?xml version='1.0' encoding='ASCII'?>\n"
+        '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:ix="http://www.xbrl.org/2013/inlineXBRL">\n'
+        "<head><title>kmx-20200229x10k</title></head>\n<body>\n" + _ten_k_note() + "\n</body>\n</html>\n"
+    )
+    doc = load_text(markup, path="kmx-20200229x10k.htm")
+    assert doc.format == "html"
+    assert _rows(doc) == _rows(load(HTML_000))
+
+
 def test_edgar_submission_picks_the_stock_comp_rpage():
     doc = load(EDGAR_KMX)
     assert doc.format == "edgar-submission/html"
@@ -126,6 +176,7 @@ def test_edgar_submission_without_rpages_falls_back_to_main_document():
     assert doc.format == "edgar-submission/html"
     assert doc.metadata.source_name == "kmx-20200229x10k.htm"
     assert doc.metadata.form == "10-K" and doc.metadata.cik == "0001170010"
+    assert doc.metadata.fiscal_period_end == date(2020, 2, 29)  # from CONFORMED PERIOD OF REPORT
     assert "11. STOCK AND STOCK-BASED INCENTIVE PLANS" in doc.text
 
 
@@ -227,7 +278,8 @@ def test_crlf_line_endings(tmp_path, path):
 
 
 def _sar_rows(doc):
-    sar = next(t for t in rebuild_tables(doc) if any(r.label == "Exercisable at July 31, 2018" for r in t.rows) or (t.columns and t.columns[0].header == "Awards" and len(t.columns) == 4))
+    """Rows of the SAR activity table: the one whose header has an 'Exercise Price' column."""
+    sar = next(t for t in rebuild_tables(doc) if "Exercise Price" in t.header_lines)
     return [(r.label, [("-" if n.negative else "") + n.text for c in r.cells for n in c.numbers]) for r in sar.rows]
 
 
@@ -254,6 +306,15 @@ def test_truncated_html_mid_cell_keeps_the_partial_row():
     rows = _sar_rows(load_text(markup[:cut], path="cut.htm"))
     assert rows[:11] == full[:11]
     assert rows[11:] == [("Forfeited or expired", ["-3"])]  # the cut row keeps what was printed
+
+
+def test_truncated_html_inside_a_tag():
+    markup = HTML_002.read_text(encoding="utf-8")
+    full = _sar_rows(load(HTML_002))
+    cut = markup.index("<td style=\"vert", markup.index("(1,049")) + 8  # "...(1,049</td><td styl"
+    rows = _sar_rows(load_text(markup[:cut], path="cut.htm"))
+    assert rows[:10] == full[:10]
+    assert rows[10:] == [("Exercised", ["-1,049"])]
 
 
 # --------------------------------------------------------------------------- sniffing

@@ -55,10 +55,17 @@ def test_parse_number_rejects_non_numbers(text):
     assert parse_number(text) is None
 
 
-@pytest.mark.parametrize("text, magnitude", [("$(1.23)", "1.23"), ("$ (0.15)", "0.15"), ("(0.3)%", "0.3")])
-def test_parse_number_currency_outside_parentheses(text, magnitude):
+@pytest.mark.parametrize(
+    "text, magnitude, currency, percent",
+    [("$(1.23)", "1.23", True, False), ("$ (0.15)", "0.15", True, False), ("(0.3)%", "0.3", False, True)],
+)
+def test_parse_number_sign_inside_currency_or_percent(text, magnitude, currency, percent):
+    """Negative amounts and rates printed '$(1.23)' / '(0.3)%' (was a bug: parsed as None)."""
     parsed = parse_number(text)
-    assert parsed is not None and parsed.magnitude == Decimal(magnitude) and parsed.negative
+    assert parsed is not None
+    assert parsed.magnitude == Decimal(magnitude) and parsed.negative
+    assert (parsed.currency, parsed.percent) == (currency, percent)
+    assert text[parsed.digits_start : parsed.digits_end] == magnitude
 
 
 @pytest.mark.parametrize(

@@ -69,6 +69,8 @@ class _Renderer:
 
 def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata]:
     """Render HTML (possibly truncated or malformed) to reader text plus R-page metadata."""
+    # lxml refuses str input that carries an encoding declaration (inline XBRL starts with one)
+    markup = re.sub(r"^\s*<\?xml[^>]*\?>", "", markup, count=1)
     try:
         root = lxml.html.document_fromstring(markup)
     except (etree.ParserError, ValueError) as err:
@@ -96,8 +98,8 @@ def _rpage_metadata(root: etree._Element) -> DocumentMetadata:
 
 def parse_header_date(text: str):  # -> date | None
     """"Feb. 29, 2020" / "Jul. 31, 2018" / "December 31, 2019" as R pages print them."""
-    cleaned = text.replace(".", "").replace("\u00a0", " ").strip()
-    for fmt in ("%b %d, %Y", "%B %d, %Y", "%b %d %Y", "%B %d %Y", "%Sept %d, %Y"):
+    cleaned = re.sub(r"\bSept\b", "Sep", text.replace(".", "").replace("\u00a0", " ").strip())
+    for fmt in ("%b %d, %Y", "%B %d, %Y", "%b %d %Y", "%B %d %Y"):
         try:
             return datetime.strptime(cleaned, fmt).date()
         except ValueError:
