@@ -16,9 +16,8 @@ from schemas.concepts import from_facts, to_facts
 from schemas.facts import Fact, read_facts
 from schemas.stock_compensation import StockCompensationNote
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "tests" / "fixtures"
-GOLD = ROOT / "evals" / "gold"
+from fixture_paths import FIXTURES, GOLD
+
 SEEDS = ["000_a279831d03f6579a", "002_59f0e0194afd947c"]
 LAYOUTS = {
     "rpage-text": lambda stem: FIXTURES / f"{stem}.txt",

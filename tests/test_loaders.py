@@ -11,15 +11,7 @@ from extractor.document import Document, LoadError
 from extractor.loaders import load, load_text
 from extractor.tables import rebuild_tables
 
-FIXTURES = Path(__file__).parent / "fixtures"
-
-SEED_000 = FIXTURES / "000_a279831d03f6579a.txt"
-SEED_002 = FIXTURES / "002_59f0e0194afd947c.txt"
-HTML_000 = FIXTURES / "html" / "000_a279831d03f6579a.htm"
-HTML_002 = FIXTURES / "html" / "002_59f0e0194afd947c.htm"
-EDGAR_KMX = FIXTURES / "edgar" / "0001170010-20-000045.txt"
-TEXT_000 = FIXTURES / "text" / "000_aligned_excerpt.txt"
-TEXT_002 = FIXTURES / "text" / "002_aligned.txt"
+from fixture_paths import SEED_000, SEED_002, HTML_000, HTML_002, EDGAR_KMX, TEXT_000, TEXT_002
 
 
 def _rows(doc: Document) -> list[tuple[str, list[str]]]:

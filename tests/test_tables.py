@@ -12,14 +12,8 @@ from extractor.loaders import load, load_text
 from extractor.numbers import parse_number
 from extractor.tables import Cell, Row, Table, rebuild_tables
 
-FIXTURES = Path(__file__).parent / "fixtures"
-SEED_000 = FIXTURES / "000_a279831d03f6579a.txt"
-SEED_002 = FIXTURES / "002_59f0e0194afd947c.txt"
-HTML_000 = FIXTURES / "html" / "000_a279831d03f6579a.htm"
-HTML_002 = FIXTURES / "html" / "002_59f0e0194afd947c.htm"
-TEXT_000 = FIXTURES / "text" / "000_aligned_excerpt.txt"
-TEXT_002 = FIXTURES / "text" / "002_aligned.txt"
-EDGAR_KMX = FIXTURES / "edgar" / "0001170010-20-000045.txt"
+from fixture_paths import FIXTURES, SEED_000, SEED_002, HTML_000, HTML_002, EDGAR_KMX, TEXT_000, TEXT_002
+
 
 ALL_FIXTURES = sorted(
     [SEED_000, SEED_002, *FIXTURES.glob("html/*.htm"), *FIXTURES.glob("text/*.txt"), *FIXTURES.glob("edgar/*.txt")]

@@ -63,22 +63,32 @@ class _Run:
         return len(self.rows) >= 2
 
 
+def layout(doc: Document) -> tuple[list[Table], list[tuple[int, int]]]:
+    """Tables and prose paragraph spans from one tokenization of the document."""
+    tokens = _tokens(doc)
+    return _assemble(_rows_and_breaks(tokens)), _prose_spans(tokens, doc.format.endswith("aligned-text"))
+
+
 def rebuild_tables(doc: Document) -> list[Table]:
     """Every table in the document, whatever its layout."""
-    return _assemble(_rows_and_breaks(_tokens(doc)))
+    return layout(doc)[0]
 
 
 def prose_spans(doc: Document) -> list[tuple[int, int]]:
     """Paragraphs of running text (consecutive prose lines joined), outside any table."""
+    return layout(doc)[1]
+
+
+def _prose_spans(tokens: list[Token], aligned: bool) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     last_kind = None
-    for token in _tokens(doc):
+    for token in tokens:
         if token.kind is Kind.PROSE:
-            if last_kind is Kind.PROSE and doc.format.endswith("aligned-text"):
+            if last_kind is Kind.PROSE and aligned:
                 spans[-1] = (spans[-1][0], token.end)
             else:
                 spans.append((token.start, token.end))
-        if token.kind is not Kind.BLANK or not doc.format.endswith("aligned-text"):
+        if token.kind is not Kind.BLANK or not aligned:
             last_kind = token.kind
     return spans
 

@@ -8,7 +8,7 @@ from extractor.backends.rules.tables import TableMapper
 from extractor.document import Document
 from extractor.extraction import Extraction, Provenance
 from extractor.periods import FiscalCalendar, infer_fiscal_end
-from extractor.tables import prose_spans, rebuild_tables
+from extractor.tables import layout
 from schemas.stock_compensation import StockCompensationNote
 
 
@@ -17,11 +17,11 @@ def extract(doc: Document) -> Extraction:
     fiscal_end = infer_fiscal_end(doc.text, doc.metadata.fiscal_period_end)
     calendar = FiscalCalendar.from_end(fiscal_end)
     note = StockCompensationNote()
-    mapper = TableMapper(note, calendar, fiscal_end, doc.text)
-    tables = rebuild_tables(doc)
+    mapper = TableMapper(note, calendar, fiscal_end)
+    tables, paragraphs = layout(doc)
     unmapped = [t.title or t.caption or f"table at offset {t.start}" for t in tables if not mapper.map(t)]
     prose_text = doc.text.replace("\n", " ").replace("\u00a0", " ")  # same length: offsets hold
-    extract_prose(note, prose_text, prose_spans(doc), calendar, fiscal_end)
+    extract_prose(note, prose_text, paragraphs, calendar, fiscal_end)
     years = sorted({info.fiscal_year_end for info in note.award_years} | {fiscal_end}, reverse=True)
     note.fiscal_year_ends = years
     warnings = list(doc.warnings)

@@ -55,11 +55,10 @@ INFO_UNITS = {
 class TableMapper:
     """Fills a StockCompensationNote from one document's tables."""
 
-    def __init__(self, note: StockCompensationNote, calendar: FiscalCalendar, fiscal_end: date, text: str) -> None:
+    def __init__(self, note: StockCompensationNote, calendar: FiscalCalendar, fiscal_end: date) -> None:
         self.note = note
         self.calendar = calendar
         self.fiscal_end = fiscal_end
-        self.text = text
 
     def map(self, table: Table) -> bool:
         """Map one table; False when it is not a table this schema knows."""
@@ -89,7 +88,8 @@ class TableMapper:
         return find_award(table.title) if table.title else first_award(table.caption)
 
     def _row_scale(self, row: Row, table: Table) -> int:
-        return scale_exponent(row.label) if scale_exponent(row.label) is not None else table.scale
+        row_scale = scale_exponent(row.label)
+        return table.scale if row_scale is None else row_scale
 
     def _year_cells(self, table: Table, row: Row) -> list[tuple[int, Cell]]:
         return [(col.year, cell) for col, cell in zip(table.columns, row.cells) if not cell.empty and col.year]
