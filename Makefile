@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test clean
+.PHONY: demo test bench clean
 
 $(BIN)/extractor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(BIN)/extractor
 ## test: run the test suite
 test: $(BIN)/extractor
 	$(BIN)/python -m pytest -q
+
+## bench: the validator's mutation benchmark (detection rates per mutation and rule family)
+bench: $(BIN)/extractor
+	$(BIN)/python evals/benchmarks/validator_mutations.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -11,14 +11,16 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from extractor import __version__
 from extractor.backends import rules
-from extractor.document import LoadError
+from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
 from extractor.loaders import load
-from extractor.render import facts_table, score_table
+from extractor.render import facts_table, findings_table, score_table
 from extractor.scoring import Score, score
+from extractor.validator import Validation, read_accepted, validate, validate_facts
 from schemas.concepts import to_facts
 from schemas.facts import Fact
 
@@ -49,19 +51,28 @@ def iter_inputs(paths: list[Path]) -> Iterator[Path]:
             yield path
 
 
+ACCEPT_HELP = "Accepted findings (JSON Lines of {id, reason}) to set aside, e.g. evals/gold/<document>.accepted.jsonl."
+
+
 @app.command()
 def extract(
     paths: list[Path] = typer.Argument(..., help="Filing sections: R-page text or HTML, 10-K HTML notes, EDGAR .txt submissions, aligned plain text, or directories of them."),
     backend: Backend = typer.Option(Backend.rules, help="Extraction backend. 'rules' needs no LLM and no key."),
-    output_format: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json: schema instances; facts: JSON Lines in the shared facts format; table: a readable table."),
+    output_format: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json: schema instances with their validation; facts: JSON Lines in the shared facts format; table: facts and findings, readable."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of standard output."),
+    validate_output: bool = typer.Option(True, "--validate/--no-validate", help="Check every extraction against itself and its document."),
+    accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
 ) -> None:
-    """Extract every input; unreadable inputs are reported and the others still processed.
+    """Extract every input and validate it; unreadable inputs are reported and the others still processed.
+
+    Exit status: 0 when every input was read and passed validation; 1 when an input could not
+    be read or an extraction has a finding of error severity (the output is written anyway).
 
     Examples:
       extractor extract tests/fixtures/000_a279831d03f6579a.txt --format table
       extractor extract filings/ --format facts -o facts.jsonl
     """
+    accepted = _accepted(accept)
     extractions: list[Extraction] = []
     failures = 0
     for path in iter_inputs(paths):
@@ -72,15 +83,45 @@ def extract(
             failures += 1
             continue
         extraction = rules.extract(document)
+        if validate_output:
+            extraction.validation = validate(extraction, document, accepted)
         for warning in extraction.warnings:
             err.print(f"[yellow]warning[/yellow]: {escape(str(path))}: {escape(warning)}")
         if extraction.tables_unmapped:
             err.print(f"[yellow]note[/yellow]: {escape(str(path))}: tables not mapped: {escape('; '.join(extraction.tables_unmapped))}")
         extractions.append(extraction)
     _write(extractions, output_format, output)
+    failed = [e for e in extractions if e.validation and not e.validation.passed]
+    for extraction in extractions:
+        if extraction.validation and output_format is not OutputFormat.table:
+            _report_validation(extraction.document_path, extraction.validation)
     if failures:
         err.print(f"{failures} of {failures + len(extractions)} inputs could not be read")
+    if failed:
+        err.print(f"{len(failed)} of {len(extractions)} extractions failed validation")
+    if failures or failed:
         raise typer.Exit(code=1)
+
+
+def _print_findings(console: Console, name: str, validation: Validation) -> None:
+    rendered = findings_table(name, validation)
+    console.print(rendered, soft_wrap=isinstance(rendered, Text))  # a one-line verdict stays one line (grep-able)
+
+
+def _accepted(path: Path | None) -> dict[str, str]:
+    if path is None:
+        return {}
+    try:
+        return read_accepted(path)
+    except (OSError, ValueError) as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+
+
+def _report_validation(name: str, validation: Validation) -> None:
+    """One line per extraction on stderr; the findings themselves are in the output."""
+    verdict = "[green]passed[/green]" if validation.passed else "[red]failed[/red]"
+    err.print(f"validation {verdict}: {escape(name)}: {len(validation.errors)} errors, {len(validation.warnings)} warnings")
 
 
 def _write(extractions: list[Extraction], output_format: OutputFormat, output: Path | None) -> None:
@@ -89,6 +130,8 @@ def _write(extractions: list[Extraction], output_format: OutputFormat, output: P
         console = Console(file=target, width=None if target.isatty() else 150)
         for extraction in extractions:
             console.print(facts_table(extraction, to_facts(extraction.note)))
+            if extraction.validation is not None:
+                _print_findings(console, extraction.document_path, extraction.validation)
         return
     if output_format is OutputFormat.facts:
         lines = [
@@ -140,6 +183,71 @@ def score_command(
     if fail_under is not None and total.f1 < fail_under:
         err.print(f"[red]F1 {total.f1:.3f} is below --fail-under {fail_under}[/red]")
         raise typer.Exit(code=1)
+
+
+@app.command("validate")
+def validate_command(
+    files: list[Path] = typer.Argument(..., help="Saved extractions ('extract --format json' output) or facts files (JSON Lines)."),
+    document: Path | None = typer.Option(None, help="For a facts file: the document its spans point into, to check spans and scales against."),
+    accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
+    output_format: OutputFormat = typer.Option(OutputFormat.table, "--format", "-f", help="table: findings, readable; json: one Validation per extraction."),
+) -> None:
+    """Check saved extractions: roll-forwards, totals, cross-table agreement, ranges, scale, grounding.
+
+    A saved extraction is checked against its document (re-read from the path it records) when
+    that file is still there and unchanged; otherwise against the span texts it carries. Exit
+    status: 0 when everything passed, 1 when any finding of error severity remains.
+
+    Examples:
+      extractor extract tests/fixtures/002_59f0e0194afd947c.txt -o out/002.json
+      extractor validate out/002.json
+      extractor validate evals/gold/002_59f0e0194afd947c.facts.jsonl --document tests/fixtures/002_59f0e0194afd947c.txt
+    """
+    if document is not None and len(files) > 1:
+        err.print("[red]error[/red]: --document names the text of one facts file; validate one file at a time with it")
+        raise typer.Exit(code=2)
+    accepted = _accepted(accept)
+    results: list[tuple[str, Validation]] = []
+    for path in files:
+        try:
+            results.extend(_validate_file(path, document, accepted))
+        except (OSError, ValueError, LoadError) as error:
+            err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
+            raise typer.Exit(code=2) from error
+    if output_format is OutputFormat.json:
+        payload = [{"name": name, **result.model_dump(mode="json")} for name, result in results]
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    else:
+        console = Console(width=None if sys.stdout.isatty() else 150)
+        for name, result in results:
+            _print_findings(console, name, result)
+    failed = [name for name, result in results if not result.passed]
+    if failed:
+        err.print(f"{len(failed)} of {len(results)} failed validation")
+        raise typer.Exit(code=1)
+
+
+def _validate_file(path: Path, document: Path | None, accepted: dict[str, str]) -> list[tuple[str, Validation]]:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl":
+        facts = [Fact.from_json(json.dumps({k: v for k, v in json.loads(line).items() if k != "document"})) for line in text.splitlines() if line.strip()]
+        return [(str(path), validate_facts(facts, load(document) if document else None, accepted))]
+    data = json.loads(text)
+    extractions = [Extraction.model_validate(item) for item in (data if isinstance(data, list) else [data])]
+    return [(e.document_path, validate(e, _saved_document(e), accepted)) for e in extractions]
+
+
+def _saved_document(extraction: Extraction) -> Document | None:
+    """The extraction's document, if it is still where it was and unchanged."""
+    try:
+        document = load(Path(extraction.document_path))
+    except LoadError as error:
+        err.print(f"[yellow]note[/yellow]: {escape(str(error))}; checking span texts only")
+        return None
+    if document.sha256 != extraction.document_sha256:
+        err.print(f"[yellow]note[/yellow]: {escape(extraction.document_path)} changed since extraction; checking span texts only")
+        return None
+    return document
 
 
 @app.command()

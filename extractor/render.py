@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from extractor.extraction import Extraction
 from extractor.scoring import Score
+from extractor.validator.factset import CONCEPT_PREFIXES
+from extractor.validator.findings import Validation
 from schemas.facts import Fact
 
-_PREFIXES = (
-    "ShareBasedCompensationArrangementByShareBasedPaymentAward",
-    "SharebasedCompensationArrangementBySharebasedPaymentAward",
-    "ShareBasedCompensationArrangementsByShareBasedPaymentAward",
-    "EmployeeServiceShareBasedCompensation",
-)
 
 
 def short_concept(concept: str) -> str:
     """Concept names are long; the shared prefix says nothing a reader of this note needs."""
-    for prefix in _PREFIXES:
+    for prefix in CONCEPT_PREFIXES:
         if concept.startswith(prefix):
             return "…" + concept[len(prefix) :]
     return concept
@@ -59,4 +57,28 @@ def score_table(results: dict[str, Score], total: Score, show_errors: bool) -> T
                 table.add_row(name, "[yellow]extra[/yellow]", short_concept(fact.concept), str(fact.value), "", "", "")
             for predicted, gold in result.wrong_value:
                 table.add_row(name, "[red]wrong value[/red]", short_concept(gold.concept), f"{predicted.value} ≠ {gold.value}", "", "", "")
+    return table
+
+
+def findings_table(title: str, validation: Validation) -> Table | Text:
+    """Findings worst first, each with the schema paths (or facts-file lines) and printed spans involved."""
+    verdict = "[green]passed[/green]" if validation.passed else "[red]FAILED[/red]"
+    counts = f"{len(validation.errors)} errors, {len(validation.warnings)} warnings"
+    if validation.accepted:
+        counts += f", {len(validation.accepted)} accepted"
+    if not validation.grounded_in_document:
+        counts += " · spans not checked against the document"
+    heading = f"{escape(title)} · validation {verdict} · {counts}"
+    if not validation.findings:
+        return Text.from_markup(heading)
+    table = Table(title=heading, title_justify="left", show_lines=True)
+    for column in ("severity", "rule", "finding", "facts"):
+        table.add_column(column, overflow="fold")
+    ordered = sorted(validation.findings, key=lambda f: (f.severity != "error", f.rule))
+    for finding in ordered:
+        style = "red" if finding.severity == "error" else "yellow"
+        where = "\n".join(
+            (ref.path or short_concept(ref.concept)) + (f" @{ref.source.start}" if ref.source else "") for ref in finding.facts[:6]
+        ) + (f"\n… {len(finding.facts) - 6} more" if len(finding.facts) > 6 else "")
+        table.add_row(f"[{style}]{finding.severity}[/{style}]", finding.rule, escape(finding.message), escape(where))
     return table

@@ -5,7 +5,7 @@ Every concept name the project writes is spelled here and nowhere else.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import date
 
 from schemas.facts import Fact, printed_exponent, values_agree
@@ -160,79 +160,97 @@ def _fact(concept: str, amount: Amount, **dims: str | None) -> Fact:
     )
 
 
-def _fields(model, mapping: dict[str, str]) -> Iterator[tuple[str, Amount]]:
+def _fields(model, mapping: dict[str, str]) -> Iterator[tuple[str, str, Amount]]:
     for name, concept in mapping.items():
         amount = getattr(model, name)
         if amount is not None:
-            yield concept, amount
+            yield name, concept, amount
 
 
-def iter_facts(note: StockCompensationNote) -> Iterator[Fact]:
-    """Every number of the note as a fact, in schema order (duplicates included)."""
-    for plan in note.plans:
-        for concept, amount in _fields(plan, PLAN):
-            yield _fact(concept, amount, award=plan.award)
-    for table in note.award_activity:
-        for row in table.rows:
+def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]]:
+    """Every number of the note as (schema path, fact), in schema order, duplicates included.
+
+    The path ("award_activity[0].rows[3].count") names the field a reviewer would correct.
+    """
+    for i, plan in enumerate(note.plans):
+        for name, concept, amount in _fields(plan, PLAN):
+            yield f"plans[{i}].{name}", _fact(concept, amount, award=plan.award)
+    for i, table in enumerate(note.award_activity):
+        for j, row in enumerate(table.rows):
             for measure in ROW_MEASURES:
                 amount = getattr(row, measure)
                 concept = rollforward_concept(table.award, table.basis, row.kind, measure)
                 if amount is not None and concept:
-                    yield _fact(concept, amount, award=table.award)
-    for info in note.award_years:
+                    yield f"award_activity[{i}].rows[{j}].{measure}", _fact(concept, amount, award=table.award)
+    for i, info in enumerate(note.award_years):
         for name, (option_concept, other_concept) in YEAR_INFO.items():
             amount = getattr(info, name)
             if amount is not None:
                 concept = option_concept if (info.award in OPTION_LIKE or info.award is None) else other_concept
-                yield _fact(concept, amount, award=info.award)
-    for assumptions in note.valuation_assumptions:
+                yield f"award_years[{i}].{name}", _fact(concept, amount, award=info.award)
+    for i, assumptions in enumerate(note.valuation_assumptions):
         for name, (concept, bound) in ASSUMPTIONS.items():
             amount = getattr(assumptions, name)
             if amount is not None:
-                yield _fact(concept, amount, award=assumptions.award, bound=bound)
-    for item in note.expense:
-        yield _fact(EXPENSE, item.amount, award=item.award, line_item=item.line_item)
-    for cost in note.unrecognized_cost:
+                yield f"valuation_assumptions[{i}].{name}", _fact(concept, amount, award=assumptions.award, bound=bound)
+    for i, item in enumerate(note.expense):
+        yield f"expense[{i}].amount", _fact(EXPENSE, item.amount, award=item.award, line_item=item.line_item)
+    for i, cost in enumerate(note.unrecognized_cost):
         year = cost.year.isoformat() if cost.year else None
         if cost.amount is not None:
-            yield _fact(UNRECOGNIZED, cost.amount, award=cost.award, year=year)
+            yield f"unrecognized_cost[{i}].amount", _fact(UNRECOGNIZED, cost.amount, award=cost.award, year=year)
         if cost.recognition_period is not None:
-            yield _fact(UNRECOGNIZED_PERIOD, cost.recognition_period, award=cost.award, year=year)
-    for settlement in note.cash_settlement_ranges:
+            yield f"unrecognized_cost[{i}].recognition_period", _fact(
+                UNRECOGNIZED_PERIOD, cost.recognition_period, award=cost.award, year=year
+            )
+    for i, settlement in enumerate(note.cash_settlement_ranges):
         year = settlement.year.isoformat() if settlement.year else None
-        for bound, amount in (("min", settlement.minimum), ("max", settlement.maximum)):
+        for bound, name in (("min", "minimum"), ("max", "maximum")):
+            amount = getattr(settlement, name)
             if amount is not None:
-                yield _fact(CASH_SETTLEMENT, amount, award=settlement.award, bound=bound, year=year)
+                yield f"cash_settlement_ranges[{i}].{name}", _fact(
+                    CASH_SETTLEMENT, amount, award=settlement.award, bound=bound, year=year
+                )
     if note.share_repurchases:
-        for concept, amount in _fields(note.share_repurchases, REPURCHASES):
-            yield _fact(concept, amount)
-        for year_info in note.share_repurchases.years:
-            for concept, amount in _fields(year_info, REPURCHASE_YEAR):
-                yield _fact(concept, amount)
+        for name, concept, amount in _fields(note.share_repurchases, REPURCHASES):
+            yield f"share_repurchases.{name}", _fact(concept, amount)
+        for i, year_info in enumerate(note.share_repurchases.years):
+            for name, concept, amount in _fields(year_info, REPURCHASE_YEAR):
+                yield f"share_repurchases.years[{i}].{name}", _fact(concept, amount)
     if note.preferred_stock:
-        for concept, amount in _fields(note.preferred_stock, PREFERRED):
-            yield _fact(concept, amount)
+        for name, concept, amount in _fields(note.preferred_stock, PREFERRED):
+            yield f"preferred_stock.{name}", _fact(concept, amount)
+
+
+def iter_facts(note: StockCompensationNote) -> Iterator[Fact]:
+    """Every number of the note as a fact, in schema order (duplicates included)."""
+    return (fact for _, fact in iter_located_facts(note))
 
 
 def to_facts(note: StockCompensationNote) -> list[Fact]:
-    """The note as the spec's flat facts list: one fact per (concept, period end, dims).
+    """The note as the spec's flat facts list: one fact per (concept, period end, dims)."""
+    return [fact for _, fact in merge_printings(iter_located_facts(note))]
+
+
+def merge_printings(printings: Iterable[tuple[str, Fact]]) -> list[tuple[str, Fact]]:
+    """One fact per (concept, period end, dims), in document order, each with its path.
 
     A number printed twice for the same fact (a count in thousands in one table and in units
     in another) becomes one fact: the most precise printing, else the first in the document.
     Disagreeing duplicates are all kept, for the validator to report.
     """
-    chosen: dict[tuple, list[Fact]] = {}
-    for fact in iter_facts(note):
+    chosen: dict[tuple, list[tuple[str, Fact]]] = {}
+    for path, fact in printings:
         group = chosen.setdefault(fact.key(), [])
-        twin = next((f for f in group if values_agree(f, fact)), None)
-        if twin is None:
-            group.append(fact)
-        elif _more_precise(fact, twin) or (
-            not _more_precise(twin, fact) and _position(fact) < _position(twin)
-        ):
-            group[group.index(twin)] = fact
-    facts = [f for group in chosen.values() for f in group]
-    return sorted(facts, key=_position)
+        index = next((i for i, (_, f) in enumerate(group) if values_agree(f, fact)), None)
+        if index is None:
+            group.append((path, fact))
+            continue
+        twin = group[index][1]
+        if _more_precise(fact, twin) or (not _more_precise(twin, fact) and _position(fact) < _position(twin)):
+            group[index] = (path, fact)
+    merged = [pair for group in chosen.values() for pair in group]
+    return sorted(merged, key=lambda pair: _position(pair[1]))
 
 
 def _position(fact: Fact) -> int:

@@ -16,7 +16,7 @@ from schemas.concepts import from_facts, to_facts
 from schemas.facts import Fact, read_facts
 from schemas.stock_compensation import StockCompensationNote
 
-from fixture_paths import FIXTURES, GOLD
+from fixture_paths import FIXTURES, GOLD, SEED_000, SEED_002, TEXT_002
 
 SEEDS = ["000_a279831d03f6579a", "002_59f0e0194afd947c"]
 LAYOUTS = {
@@ -125,6 +125,46 @@ def test_cli_table_and_json_formats() -> None:
     table = runner.invoke(app, ["extract", str(FIXTURES / "002_59f0e0194afd947c.txt"), "-f", "table"])
     assert table.exit_code == 0 and "246,198,000" in table.output
     as_json = runner.invoke(app, ["extract", str(FIXTURES / "002_59f0e0194afd947c.txt")])
-    payload = json.loads(as_json.output)
+    payload = json.loads(as_json.stdout)  # the validation summary goes to stderr
     assert payload[0]["provenance"]["backend"] == "rules"
+    assert payload[0]["validation"]["passed"] is True and "validation passed" in as_json.stderr
     assert payload[0]["note"]["award_activity"][0]["award"] == "sar"
+
+
+def test_cli_extract_fails_on_validation_errors_but_writes_everything(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    result = CliRunner().invoke(app, ["extract", str(TEXT_002), str(SEED_002), "-o", str(out)])
+    assert result.exit_code == 1 and "1 of 2 extractions failed validation" in result.stderr
+    payload = json.loads(out.read_text())
+    assert [e["validation"]["passed"] for e in payload] == [False, True]
+    assert payload[0]["validation"]["findings"][0]["facts"][0]["path"].startswith("award_activity[")
+    unchecked = CliRunner().invoke(app, ["extract", str(TEXT_002), "--no-validate", "-o", str(out)])
+    assert unchecked.exit_code == 0 and json.loads(out.read_text())[0]["validation"] is None
+
+
+def test_cli_validate_saved_extractions_and_facts_files(tmp_path: Path) -> None:
+    runner = CliRunner()
+    saved = tmp_path / "002.json"
+    assert runner.invoke(app, ["extract", str(SEED_002), "-o", str(saved)]).exit_code == 0
+    accept = GOLD / "002_59f0e0194afd947c.accepted.jsonl"
+    result = runner.invoke(app, ["validate", str(saved), "--accept", str(accept)])
+    assert result.exit_code == 0 and "0 errors, 0 warnings, 2 accepted" in result.stdout
+    gold_file = GOLD / "000_a279831d03f6579a.facts.jsonl"
+    assert runner.invoke(app, ["validate", str(gold_file), "--document", str(SEED_000)]).exit_code == 0
+    wrong_text = runner.invoke(app, ["validate", str(gold_file), "--document", str(SEED_002), "-f", "json"])
+    assert wrong_text.exit_code == 1
+    assert {f["rule"] for f in json.loads(wrong_text.stdout)[0]["findings"]} >= {"grounding.span"}
+    two = runner.invoke(app, ["validate", str(gold_file), str(gold_file), "--document", str(SEED_000)])
+    assert two.exit_code == 2 and "one facts file" in two.stderr
+
+
+def test_cli_validate_checks_span_texts_when_the_document_changed(tmp_path: Path) -> None:
+    copy = tmp_path / "seed.txt"
+    copy.write_text(SEED_000.read_text(encoding="utf-8"), encoding="utf-8")
+    saved = tmp_path / "seed.json"
+    runner = CliRunner()
+    assert runner.invoke(app, ["extract", str(copy), "-o", str(saved)]).exit_code == 0
+    copy.write_text("edited\n" + copy.read_text(encoding="utf-8"), encoding="utf-8")
+    result = runner.invoke(app, ["validate", str(saved)])
+    assert result.exit_code == 0 and "changed since extraction; checking span texts only" in result.stderr
+    assert "spans not checked against the document" in result.stdout

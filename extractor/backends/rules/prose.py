@@ -208,7 +208,7 @@ RESPECTIVELY_MEASURES: list[tuple[re.Pattern[str], str, Unit]] = [
 _YEAR_LIST = re.compile(
     r"(?:fiscal )?years? (?:ended|ending)\s+(?P<month>[A-Z][a-z]+\.?\s+\d{1,2}),\s+(?P<years>(?:19|20)\d\d(?:,?\s+(?:and\s+)?(?:19|20)\d\d)*)"
 )
-_VALUE = re.compile(r"(?P<dollar>\$)?(?P<num>\d[\d,]*(?:\.\d+)?)(?P<scale>\s(?:thousand|million|billion))?")
+_VALUE = re.compile(r"(?P<dollar>\$)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<scale>\s(?:thousand|million|billion))?")
 
 
 def _respectively(s: Sentence, ctx: Context) -> None:

@@ -1,0 +1,108 @@
+"""The deterministic validator: pure checks over an extraction (and, when given, its document).
+
+    from extractor.validator import validate
+    report = validate(extraction, document)   # Validation: findings, passed
+
+Rules and their ids: rollforward.count, rollforward.weighted_average, totals.sum,
+consistency.{conflict,subset,outstanding_split,exercise_proceeds,range},
+plausibility.{bounds,dates}, grounding.{missing,span,readback}, scale.context.
+No LLM, no network, no clock: the same input gives the same findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from datetime import date
+from typing import TYPE_CHECKING
+
+from extractor.document import Document
+from extractor.validator.arithmetic import (
+    check_rollforward_counts,
+    check_rollforward_prices,
+    check_totals,
+    rollforward_years,
+    total_groups,
+)
+from extractor.validator.consistency import (
+    check_conflicts,
+    check_exercise_proceeds,
+    check_outstanding_split,
+    check_ranges,
+    check_subsets,
+    proceeds_triples,
+    range_pairs,
+    split_triples,
+    subset_pairs,
+    within_range_triples,
+)
+from extractor.validator.factset import FactSet, Located
+from extractor.validator.findings import FactRef, Finding, Validation, read_accepted
+from extractor.validator.grounding import SourceText, check_grounding
+from extractor.validator.plausibility import check_bounds, check_dates
+from schemas.concepts import iter_located_facts
+from schemas.facts import Fact
+
+if TYPE_CHECKING:  # extraction.py holds a Validation, so it imports this package
+    from extractor.extraction import Extraction
+
+__all__ = ["FactRef", "Finding", "SourceText", "Validation", "read_accepted", "relation_members", "validate", "validate_facts"]
+
+
+def validate(
+    extraction: Extraction, document: Document | SourceText | None = None, accepted: Collection[str] = ()
+) -> Validation:
+    """Validate an extraction; with its document, spans and scales are checked against the text too."""
+    return _run(iter_located_facts(extraction.note), document, accepted, extraction.note.fiscal_year_ends)
+
+
+def validate_facts(
+    facts: Sequence[Fact],
+    document: Document | SourceText | None = None,
+    accepted: Collection[str] = (),
+    paths: Sequence[str] | None = None,
+) -> Validation:
+    """Validate a flat facts list (a facts file, gold); paths default to 'line N' of the file."""
+    names = paths or [f"line {i}" for i in range(1, len(facts) + 1)]
+    return _run(zip(names, facts), document, accepted, None)
+
+
+def _run(
+    printings: Iterable[Located],
+    document: Document | SourceText | None,
+    accepted: Collection[str],
+    fiscal_year_ends: list[date] | None,
+) -> Validation:
+    facts = FactSet(printings)
+    source = SourceText.of(document) if isinstance(document, Document) else document
+    findings: list[Finding] = [
+        *check_grounding(facts, source),
+        *check_conflicts(facts),
+        *check_rollforward_counts(facts),
+        *check_rollforward_prices(facts),
+        *check_totals(facts),
+        *check_subsets(facts),
+        *check_outstanding_split(facts),
+        *check_exercise_proceeds(facts),
+        *check_ranges(facts),
+        *check_bounds(facts),
+        *check_dates(facts, fiscal_year_ends),
+    ]
+    kept = [f for f in findings if f.id not in accepted]
+    return Validation(
+        findings=kept,
+        accepted=[f for f in findings if f.id in accepted],
+        grounded_in_document=source is not None,
+    )
+
+
+def relation_members(facts: Sequence[Fact]) -> set[tuple]:
+    """Identities of the facts that take part in an arithmetic or cross-table relation."""
+    fact_set = FactSet((None, f) for f in facts)
+    groups: list[Iterable[Located]] = []
+    for year in rollforward_years(fact_set):
+        groups.append([p for t in [*year.terms, year.ending] for p in (t.count, t.price) if p is not None])
+    for total, parts, _ in total_groups(fact_set):
+        groups.append([total, *parts])
+    for enumerate_relation in (subset_pairs, split_triples, proceeds_triples, range_pairs, within_range_triples):
+        groups.extend(enumerate_relation(fact_set))
+    return {pair[1].key() for group in groups for pair in group}

@@ -1,0 +1,104 @@
+"""What the validator reports: findings a reviewer can act on, and the verdict."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, computed_field
+
+from schemas.facts import Fact
+from schemas.values import SourceSpan
+
+Severity = Literal["error", "warning"]
+
+
+class FactRef(BaseModel):
+    """One fact a finding involves: where it sits in the schema (or the facts file) and in the text."""
+
+    path: str | None = Field(default=None, description="Schema path ('award_activity[0].rows[3].count') or 'line N'.")
+    concept: str
+    period_end: date
+    dims: dict[str, str] = Field(default_factory=dict)
+    value: Decimal
+    source: SourceSpan | None = None
+
+    @classmethod
+    def of(cls, path: str | None, fact: Fact) -> "FactRef":
+        return cls(
+            path=path,
+            concept=fact.concept,
+            period_end=fact.period.end_date,
+            dims=fact.dims,
+            value=fact.value,
+            source=fact.source,
+        )
+
+    def key(self) -> str:
+        dims = ",".join(f"{k}={v}" for k, v in sorted(self.dims.items()))
+        return f"{self.concept}@{self.period_end.isoformat()}[{dims}]"
+
+
+class Finding(BaseModel):
+    """One problem: which rule, how bad, what a reviewer should look at, expected vs found."""
+
+    rule: str = Field(description="Rule id, 'family.rule': rollforward.count, totals.sum, grounding.readback, ...")
+    severity: Severity
+    message: str
+    facts: list[FactRef] = Field(default_factory=list)
+    expected: Decimal | None = None
+    found: Decimal | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def id(self) -> str:
+        """Stable across runs: the rule and its facts' identities and values. A reviewer accepts a
+        finding for the numbers they saw; once a value changes it is a new finding."""
+        keys = "|".join(sorted(f"{ref.key()}={ref.value.normalize()}" for ref in self.facts))
+        return f"{self.rule}:{hashlib.sha1(keys.encode()).hexdigest()[:10]}"
+
+    @property
+    def family(self) -> str:
+        return self.rule.split(".", 1)[0]
+
+
+class Validation(BaseModel):
+    """The verdict on one extraction: it passes when no finding of error severity is left."""
+
+    findings: list[Finding] = Field(default_factory=list)
+    accepted: list[Finding] = Field(
+        default_factory=list, description="Findings a reviewer accepted as true of the filing."
+    )
+    checked: dict[str, int] = Field(default_factory=dict, description="How many relations or facts each rule checked.")
+    grounded_in_document: bool = Field(
+        default=False, description="Spans and scales were checked against the document text."
+    )
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+
+def read_accepted(path: str | Path) -> dict[str, str]:
+    """Accepted findings (JSON Lines of {"id", "reason"}): what a reviewer confirmed is true of the filing."""
+    accepted: dict[str, str] = {}
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            record = json.loads(line)
+            if "id" not in record:
+                raise ValueError(f"{path}:{number}: an accepted finding needs an 'id'")
+            accepted[record["id"]] = record.get("reason", "")
+    return accepted

@@ -1,0 +1,176 @@
+"""Grounding: every value has a span in the document whose printed number reads back to it,
+at the scale the document states there ("in thousands" over a table, "million" after a number).
+
+This is the main defence against invented numbers: a value that no printed number yields is
+an error, and so is one read at the wrong scale.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from extractor.document import Document
+from extractor.numbers import (
+    NUMBER_RE,
+    SCALE_WORDS,
+    parse_number,
+    parse_word_number,
+    scale_exponent,
+)
+from extractor.tables import layout
+from extractor.validator.factset import (
+    SCALE_NAMES,
+    FactSet,
+    Located,
+    award_label,
+    concept_words,
+    finding,
+    show,
+)
+from extractor.validator.findings import Finding
+from schemas.facts import Fact
+
+# Powers of ten a printed number may be scaled by, per unit: scale notes apply to counts and
+# dollars only; percentages divide by 100.
+EXPONENTS: dict[str, tuple[int, ...]] = {
+    "shares": (0, 3, 6, 9),
+    "USD": (0, 3, 6, 9),
+    "USD/share": (0,),
+    "pure": (-2, 0),
+    "years": (0,),
+}
+SCALED_UNITS = frozenset({"shares", "USD"})
+_SCALE_WORD_AFTER = re.compile(r"\s*(thousands?|millions?|billions?)\b", re.I)
+_MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.I)
+
+
+@dataclass
+class SourceText:
+    """A document's text and the scale that applies at each printed number, built once per document."""
+
+    text: str
+    cell_scales: dict[int, tuple[int, str]] = field(default_factory=dict)  # number start -> (exponent, why)
+    numbers: list[tuple[int, Decimal]] = field(default_factory=list)  # every printed number: (start, magnitude)
+
+    @classmethod
+    def of(cls, document: Document) -> "SourceText":
+        source = cls(document.text)
+        tables, _ = layout(document)
+        for table in tables:
+            for row in table.rows:
+                row_scale = scale_exponent(row.label)
+                scale = table.scale if row_scale is None else row_scale
+                why = (
+                    f"row '{row.label}'"
+                    if row_scale is not None
+                    else (f"table note '{table.scale_note}'" if table.scale_note else "no scale note over the table")
+                )
+                for cell in row.cells:
+                    for number in cell.numbers:
+                        source.cell_scales[number.start] = (scale, why)
+        for match in NUMBER_RE.finditer(document.text):
+            source.numbers.append((match.start("digits"), Decimal(match.group("digits").replace(",", ""))))
+        return source
+
+    def stated_scale(self, start: int, end: int) -> tuple[int, str]:
+        """The scale the document gives the number at this span: its table's, else a scale word after it."""
+        if start in self.cell_scales:
+            return self.cell_scales[start]
+        after = _SCALE_WORD_AFTER.match(self.text, end)
+        if after:
+            word = after.group(1).lower()
+            return SCALE_WORDS[word], f"'{word}' after the number"
+        return 0, "no scale word after the number"
+
+    def find(self, fact: Fact) -> int | None:
+        """Where some printed number reads back to the fact's value, if anywhere."""
+        for start, magnitude in self.numbers:
+            if readback_exponent(fact, magnitude) is not None:
+                return start
+        return None
+
+
+def printed_magnitude(text: str) -> Decimal | None:
+    """The number a span prints: digits ("6,994") or a word ("ten", "No")."""
+    parsed = parse_number(text)
+    return parsed.magnitude if parsed else parse_word_number(text)
+
+
+def readback_exponent(fact: Fact, printed: Decimal) -> int | None:
+    """The power of ten that turns the printed number into the fact's value (sign aside), if one is allowed.
+
+    Years may be printed as months ("18 months" is 1.5): that reads back as exponent 0.
+    """
+    magnitude = abs(fact.value)
+    for exponent in EXPONENTS[fact.unit]:
+        if printed.scaleb(exponent) == magnitude:
+            return exponent
+    if fact.unit == "years" and magnitude * 12 == printed:
+        return 0
+    return None
+
+
+def check_grounding(facts: FactSet, source: SourceText | None) -> Iterator[Finding]:
+    """Every printing of every fact: has a span, the span is the document's text, and it reads back."""
+    for pair in facts.printings:
+        yield from _check_printing(pair, source)
+
+
+def _check_printing(pair: Located, source: SourceText | None) -> Iterator[Finding]:
+    fact = pair[1]
+    what = f"{concept_words(fact.concept)} ({award_label(fact.dims)}, {fact.period.end_date.isoformat()}) = {show(fact.value)}"
+    if fact.source is None:
+        where = source.find(fact) if source else None
+        hint = (
+            f"; the value is printed at offset {where}"
+            if where is not None
+            else "; no printed number in the document reads back to it"
+            if source
+            else ""
+        )
+        yield finding("grounding.missing", "error", f"{what} has no source span{hint}", [pair], found=fact.value)
+        return
+    span = fact.source
+    if source is not None and source.text[span.start : span.end] != span.text:
+        actual = (
+            source.text[span.start : span.end] if span.end <= len(source.text) else "(beyond the end of the document)"
+        )
+        yield finding(
+            "grounding.span",
+            "error",
+            f"{what}: its span {span.start}-{span.end} claims '{span.text}' but the document has '{actual}' there",
+            [pair],
+            found=fact.value,
+        )
+        return
+    printed = printed_magnitude(span.text)
+    exponent = readback_exponent(fact, printed) if printed is not None else None
+    if exponent is None:
+        scales = ", ".join(SCALE_NAMES.get(e, f"×10^{e}") for e in EXPONENTS[fact.unit])
+        yield finding(
+            "grounding.readback",
+            "error",
+            f"{what} does not read back from the printed '{span.text}' at offset {span.start} "
+            f"(as {fact.unit} it may be printed in {scales})",
+            [pair],
+            expected=printed,
+            found=fact.value,
+        )
+        return
+    if source is None or fact.unit not in SCALED_UNITS:
+        return
+    stated, why = source.stated_scale(span.start, span.end)
+    if exponent != stated:
+        yield finding(
+            "scale.context",
+            "error",
+            f"{what} reads '{span.text}' at offset {span.start} in {SCALE_NAMES.get(exponent, exponent)}, "
+            f"but the document states {SCALE_NAMES.get(stated, stated)} there ({why}): "
+            f"{show(printed.scaleb(stated))} expected",
+            [pair],
+            expected=printed.scaleb(stated),
+            found=fact.value,
+        )

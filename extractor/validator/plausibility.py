@@ -1,0 +1,96 @@
+"""Plausibility: values within the bounds their concept allows, and dates inside the filing's periods."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+
+from extractor.validator.factset import (
+    FactSet,
+    award_label,
+    concept_words,
+    finding,
+    show,
+)
+from extractor.validator.findings import Finding
+from schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, UNIT_BOUNDS
+
+FLOW_DAYS = range(28, 400)  # a quarter (or a stub month) up to a fiscal year of 53 weeks
+
+
+def check_bounds(facts: FactSet) -> Iterator[Finding]:
+    """Counts, prices and amounts are not negative; rates and terms lie within plausible bounds."""
+    for pair in facts:
+        fact = pair[1]
+        low, high = CONCEPT_BOUNDS.get(fact.concept, UNIT_BOUNDS[fact.unit])
+        if low <= fact.value and (high is None or fact.value <= high):
+            continue
+        negative = fact.value < low and low == 0
+        severity = "warning" if negative and fact.concept in MAY_BE_NEGATIVE else "error"
+        shown = f"{show(fact.value * 100)}%" if fact.unit == "pure" else f"{show(fact.value)} {fact.unit}"
+        allowed = (
+            f"{show(low * 100)}%–{show(high * 100)}%"
+            if fact.unit == "pure" and high is not None
+            else f"{show(low)}–{show(high)} {fact.unit}"
+            if high is not None
+            else f"at least {show(low)}"
+        )
+        yield finding(
+            "plausibility.bounds",
+            severity,
+            f"{concept_words(fact.concept)} ({award_label(fact.dims)}, {fact.period.end_date.isoformat()}) is {shown}; "
+            f"plausible values are {allowed}" + (" (a sign taken from parentheses?)" if negative else ""),
+            [pair],
+            found=fact.value,
+        )
+
+
+def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> Iterator[Finding]:
+    """Periods run forwards, flows last a quarter to a year, and no date falls outside the filing's years."""
+    flows = [p for p in facts if p[1].period.instant is None]
+    ends = [p[1].period.end_date for p in flows] + list(fiscal_year_ends or [])
+    starts = [p[1].period.start for p in flows if p[1].period.start]
+    latest = max(ends, default=None)
+    earliest = date.fromordinal(min(starts).toordinal() - 2) if starts else None
+    for pair in facts:
+        fact, where = pair[1], f"{concept_words(pair[1].concept)} ({award_label(pair[1].dims)})"
+        period = fact.period
+        if period.start is not None and period.end is not None:
+            days = (period.end - period.start).days + 1
+            if days <= 0:
+                yield finding(
+                    "plausibility.dates",
+                    "error",
+                    f"{where}: period starts {period.start} after it ends {period.end}",
+                    [pair],
+                )
+            elif days not in FLOW_DAYS:
+                yield finding(
+                    "plausibility.dates",
+                    "warning",
+                    f"{where}: a flow over {days} days ({period.start} to {period.end})",
+                    [pair],
+                )
+        day = period.end_date
+        if latest is not None and (day - latest).days > 1:
+            yield finding(
+                "plausibility.dates",
+                "error",
+                f"{where}: dated {day}, after the latest fiscal year end {latest}",
+                [pair],
+            )
+        elif earliest is not None and day < earliest:
+            yield finding(
+                "plausibility.dates",
+                "error",
+                f"{where}: dated {day}, before the earliest fiscal year reported (from {min(starts)})",
+                [pair],
+            )
+        schedule_year = fact.dims.get("year")
+        if schedule_year and date.fromisoformat(schedule_year) <= day:
+            yield finding(
+                "plausibility.dates",
+                "error",
+                f"{where}: future-year schedule entry for {schedule_year} is not after {day}",
+                [pair],
+            )
