@@ -8,10 +8,9 @@ from rich.text import Text
 
 from extractor.extraction import Extraction
 from extractor.scoring import Score
-from extractor.validator.factset import CONCEPT_PREFIXES
 from extractor.validator.findings import Validation
+from schemas.concepts import CONCEPT_PREFIXES
 from schemas.facts import Fact
-
 
 
 def short_concept(concept: str) -> str:

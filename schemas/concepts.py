@@ -5,6 +5,7 @@ Every concept name the project writes is spelled here and nowhere else.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from datetime import date
 
@@ -59,6 +60,10 @@ OPTION_ROWS.update({
     ("outstanding", "vested_and_expected_to_vest", "weighted_average_price"): f"{P}OptionsVestedAndExpectedToVestOutstandingWeightedAverageExercisePrice",
     ("outstanding", "vested_and_expected_to_vest", "remaining_term"): f"{PL}OptionsVestedAndExpectedToVestOutstandingWeightedAverageRemainingContractualTerm1",
     ("outstanding", "vested_and_expected_to_vest", "intrinsic_value"): f"{P}OptionsVestedAndExpectedToVestOutstandingAggregateIntrinsicValue",
+    ("outstanding", "adjustment", "count"): "ext:OptionsAdjustmentsInPeriod",
+    ("outstanding", "adjustment", "weighted_average_price"): "ext:OptionsAdjustmentsInPeriodWeightedAverageExercisePrice",
+    ("nonvested", "adjustment", "count"): "ext:OptionsNonvestedAdjustmentsInPeriod",
+    ("nonvested", "adjustment", "weighted_average_price"): "ext:OptionsNonvestedAdjustmentsInPeriodWeightedAverageGrantDateFairValue",
     ("nonvested", "granted", "count"): f"{P}OptionsGrantsInPeriodGross",
     ("nonvested", "granted", "weighted_average_price"): f"{P}OptionsGrantsInPeriodWeightedAverageGrantDateFairValue",
     ("nonvested", "vested", "count"): "ext:OptionsVestedInPeriodNumber",
@@ -85,6 +90,8 @@ for _basis in ("nonvested", "outstanding"):
         (_basis, "vested", "weighted_average_price"): f"{_OTHER}VestedInPeriodWeightedAverageGrantDateFairValue",
         (_basis, "forfeited", "count"): f"{_OTHER}ForfeitedInPeriod",
         (_basis, "forfeited", "weighted_average_price"): f"{_OTHER}ForfeituresWeightedAverageGrantDateFairValue",
+        (_basis, "adjustment", "count"): "ext:EquityInstrumentsOtherThanOptionsAdjustmentsInPeriod",
+        (_basis, "adjustment", "weighted_average_price"): "ext:EquityInstrumentsOtherThanOptionsAdjustmentsInPeriodWeightedAverageGrantDateFairValue",
     })
 
 # AwardYearInfo field -> (concept for options/SARs, concept for other awards)
@@ -141,7 +148,16 @@ EXPENSE = "AllocatedShareBasedCompensationExpense"
 UNRECOGNIZED = "EmployeeServiceShareBasedCompensationNonvestedAwardsTotalCompensationCostNotYetRecognized"
 UNRECOGNIZED_PERIOD = f"{UNRECOGNIZED}PeriodForRecognition1"
 CASH_SETTLEMENT = "ext:CashSettledRestrictedStockUnitsExpectedSettlement"
+CONCEPT_PREFIXES = (P, PL, PP, "EmployeeServiceShareBasedCompensation")  # long shared heads, shortened for readers
 ROW_MEASURES = ("count", "weighted_average_price", "remaining_term", "intrinsic_value")
+
+
+def concept_words(concept: str) -> str:
+    """A concept a reviewer can read: its distinguishing tail in words ('options exercises in period')."""
+    tail = concept.removeprefix("ext:")
+    for prefix in CONCEPT_PREFIXES:
+        tail = tail.removeprefix(prefix)
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", tail).lower()
 
 
 def rollforward_concept(award: str, basis: str, kind: str, measure: str) -> str | None:

@@ -48,12 +48,12 @@ def read_facts(path: str) -> list[Fact]:
 
 def printed_exponent(fact: Fact) -> int:
     """Exponent of the weight of the last printed digit, in base units ("1,601" thousands -> 3)."""
-    if fact.source is None:
-        return int(fact.value.normalize().as_tuple().exponent)
+    if fact.source is None:  # nothing printed: the value is exact as written
+        return int(fact.value.as_tuple().exponent)
     try:
         printed = Decimal(fact.source.text.replace(",", ""))
     except InvalidOperation:  # printed as a word: exact
-        return int(fact.value.normalize().as_tuple().exponent) if fact.value else 0
+        return int(fact.value.as_tuple().exponent)
     if printed == 0 or fact.value == 0:
         return int(printed.as_tuple().exponent)
     return (abs(fact.value) / printed).adjusted() + int(printed.as_tuple().exponent)

@@ -23,8 +23,8 @@ from schemas.concepts import (
 )
 from schemas.values import OPTION_LIKE
 
-# How each flow row moves the balance. "Other" rows a table may show are not in the
-# taxonomy's scope, so a table with one is checked without it (and flagged if it no longer adds up).
+# How each flow row moves the balance. An "adjustment" row (performance adjustment, transfers,
+# any other row a table shows) carries its own sign in its value.
 FLOW_SIGNS: dict[str, int] = {
     "granted": 1,
     "exercised": -1,
@@ -32,6 +32,7 @@ FLOW_SIGNS: dict[str, int] = {
     "forfeited": -1,
     "expired": -1,
     "forfeited_or_expired": -1,
+    "adjustment": 1,
 }
 
 
@@ -148,3 +149,7 @@ CONCEPT_BOUNDS: dict[str, tuple[Decimal, Decimal | None]] = {
 }
 # Concepts whose negative value is possible (an expense reversal), so a negative is a warning.
 MAY_BE_NEGATIVE: frozenset[str] = frozenset({EXPENSE, "ShareBasedCompensation"})
+# Concepts whose value carries its sign: roll-forward adjustment counts.
+SIGNED: frozenset[str] = frozenset(
+    rows[(basis, "adjustment", "count")] for rows in (OPTION_ROWS, OTHER_ROWS) for basis in ("outstanding", "nonvested")
+)

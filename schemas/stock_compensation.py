@@ -21,6 +21,7 @@ RowKind = Literal[
     "forfeited",
     "expired",
     "forfeited_or_expired",
+    "adjustment",
     "ending",
     "exercisable",
     "vested_and_expected_to_vest",
@@ -29,7 +30,11 @@ Basis = Literal["outstanding", "nonvested"]
 
 
 class RollForwardRow(BaseModel):
-    kind: RowKind = Field(description="What the row is: a balance (beginning, ending, exercisable, ...) or a flow.")
+    kind: RowKind = Field(
+        description="What the row is: a balance (beginning, ending, exercisable, ...) or a flow. 'adjustment' is any "
+        "other row that moves the balance (performance adjustment, transfers): its count is signed, negative when it "
+        "reduces the balance; all other flows are positive numbers."
+    )
     label: str = Field(default="", description="The row label as printed.")
     count: Amount | None = Field(default=None, description="Number of awards (shares or units).")
     weighted_average_price: Amount | None = Field(

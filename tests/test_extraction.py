@@ -168,3 +168,31 @@ def test_cli_validate_checks_span_texts_when_the_document_changed(tmp_path: Path
     result = runner.invoke(app, ["validate", str(saved)])
     assert result.exit_code == 0 and "changed since extraction; checking span texts only" in result.stderr
     assert "spans not checked against the document" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("empty.jsonl", "", "holds no facts"),
+        ("list.jsonl", "[1, 2]\n", "list.jsonl:1: not a fact (a fact is a JSON object)"),
+        ("unit.jsonl", '{"concept": "X", "value": 1, "unit": "bogus", "period": {"instant": "2020-02-29"}}\n', "unit.jsonl:1: not a fact (unit:"),
+        ("bad.json", "{oops", "not JSON"),
+        ("none.json", "[]", "holds no extractions"),
+        ("other.json", '{"a": 1}', "not an extraction"),
+    ],
+)
+def test_cli_validate_rejects_unreadable_input_clearly(tmp_path: Path, name: str, content: str, message: str) -> None:
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    result = CliRunner().invoke(app, ["validate", str(path)])
+    assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.output
+
+
+def test_cli_validate_checks_a_multi_document_facts_file_per_document(tmp_path: Path) -> None:
+    out = tmp_path / "facts.jsonl"
+    runner = CliRunner()
+    assert runner.invoke(app, ["extract", str(SEED_000), str(SEED_002), "-f", "facts", "-o", str(out)]).exit_code == 0
+    result = runner.invoke(app, ["validate", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "[000_a279831d03f6579a] · validation passed" in result.stdout
+    assert "[002_59f0e0194afd947c] · validation passed" in result.stdout

@@ -8,11 +8,11 @@ from decimal import Decimal
 import pytest
 
 from extractor.backends import rules
-from extractor.loaders import load
+from extractor.loaders import load, load_text
 from extractor.validator import SourceText, Validation, read_accepted, relation_members, validate, validate_facts
 from schemas.concepts import CASH_SETTLEMENT, EXPENSE, UNRECOGNIZED, P, PP
 from schemas.facts import Fact, read_facts
-from schemas.values import Period
+from schemas.values import Period, SourceSpan
 
 from fixture_paths import FIXTURES, GOLD, SEED_000, SEED_002
 
@@ -271,3 +271,81 @@ def test_relation_members() -> None:
     assert (f"{P}OptionsOutstandingNumber", "2020-02-29", (("award", "option"),)) in members
     assert (EXPENSE, "2020-02-29", (("line_item", "cost of sales"),)) in members
     assert ("PreferredStockSharesAuthorized", "2020-02-29", ()) not in members
+
+
+# --- cases found in review -----------------------------------------------------------------------
+
+
+def test_a_signed_adjustment_row_takes_part_in_the_rollforward() -> None:
+    psu = {"award": "psu"}
+    start, end = date(2019, 3, 1), FY2020
+    flow = Period(start=start, end=end)
+
+    def fact(concept: str, value: int, period: Period) -> Fact:
+        return Fact(concept=concept, value=Decimal(value), unit="shares", period=period, dims=psu)
+
+    balance = f"{P}EquityInstrumentsOtherThanOptionsNonvestedNumber"
+    facts = [
+        fact(balance, 100000, Period.at(FY2019)),
+        fact(f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod", 50000, flow),
+        fact("ext:EquityInstrumentsOtherThanOptionsAdjustmentsInPeriod", -10000, flow),
+        fact(f"{P}EquityInstrumentsOtherThanOptionsVestedInPeriod", 30000, flow),
+        fact(balance, 110000, Period.at(end)),
+    ]
+    result = validate_facts(facts)
+    assert "rollforward.count" not in rules_of(result) and "plausibility.bounds" not in rules_of(result)
+    assert "rollforward.count" in rules_of(validate_facts(facts[:2] + facts[3:]), "error")
+
+
+def test_zero_in_a_thousands_table_reads_back_at_any_scale(source000: SourceText) -> None:
+    printed = next(f for f in gold(S000) if f.source.text == "23")  # restricted stock expense, "(In thousands)"
+    at = printed.source.start
+    text = source000.text[:at] + " 0" + source000.text[at + 2 :]  # the cell now prints a zero
+    source = SourceText.of(load_text(text))
+    zero = printed.model_copy(update={"value": Decimal(0), "source": SourceSpan(start=at + 1, end=at + 2, text="0")})
+    assert source.stated_scale(at + 1, at + 2).exponents == (3,)
+    assert validate_facts([zero], source).findings == []
+
+
+def test_a_note_naming_two_scales_allows_both_and_no_note_only_warns(tmp_path) -> None:
+    table = (
+        "<table><tr><td>Stock options (In millions, except shares in thousands)</td><td>Shares</td>"
+        "<td>Weighted Average Exercise Price</td></tr>"
+        "<tr><td>Outstanding at February 28, 2019</td><td>7,869</td><td>$ 57.96</td></tr>"
+        "<tr><td>Granted</td><td>1,601</td><td>$ 78.74</td></tr>"
+        "<tr><td>Outstanding at February 29, 2020</td><td>9,470</td><td>$ 61.55</td></tr></table>"
+    )
+    path = tmp_path / "mixed.htm"
+    path.write_text(f"<html><body><p>Stock Options</p>{table}</body></html>", encoding="utf-8")
+    source = SourceText.of(load(path))
+    start = source.text.index("7,869")
+    assert source.stated_scale(start, start + 5).exponents == (3, 6)
+    plain = path.read_text().replace(" (In millions, except shares in thousands)", "")
+    path.write_text(plain, encoding="utf-8")
+    source = SourceText.of(load(path))
+    start = source.text.index("7,869")
+    count = Fact(
+        concept=f"{P}OptionsOutstandingNumber", value=Decimal(7869000), unit="shares", period=Period.at(FY2019),
+        dims=OPTION, source={"start": start, "end": start + 5, "text": "7,869"},
+    )
+    assert only(validate_facts([count], source), "scale.context").severity == "warning"
+
+
+def test_conflicts_match_period_ends_a_day_apart() -> None:
+    facts = gold(S000)
+    beginning = next(f for f in facts if f.concept == f"{P}OptionsOutstandingNumber" and f.period.end_date == FY2019)
+    other = beginning.model_copy(update={"value": Decimal(7969000), "period": Period.at(date(2019, 3, 1))})
+    assert "consistency.conflict" in rules_of(validate_facts([*facts, other]), "error")
+
+
+def test_total_cannot_count_the_other_subtotal_twice() -> None:
+    facts = [f for f in gold(S000) if not (f.concept == EXPENSE and "line_item" in f.dims)]
+    facts = changed(facts, EXPENSE, FY2020, {}, value=Decimal(117735000))  # 110,757 + "other" 6,978 again
+    assert "totals.sum" in rules_of(validate_facts(facts), "error")
+
+
+def test_months_read_back_as_years_within_rounding() -> None:
+    base = next(f for f in gold(S002) if f.source.text == "ten")
+    months = base.model_copy(update={"value": Decimal("1.67"), "source": base.source.model_copy(update={"text": "20"})})
+    assert "grounding.readback" not in rules_of(validate_facts([months]))
+    assert "grounding.readback" in rules_of(validate_facts([months.model_copy(update={"value": Decimal("1.9")})]))

@@ -7,6 +7,7 @@ For every gold file, perturb one numeric fact at a time and validate the result:
   swap            the values of two facts of the same unit exchanged (spans kept)
   sign            the sign flipped (a parenthesis taken as a minus)
   invented        a number that appears nowhere in the source, with no span
+  inv+span        the same number with a made-up span: the original offsets, its own digits as text
 
 Each mutation is validated twice: against the document text (as `extract` does) and against
 the span texts alone (a saved extraction whose document is gone). A mutation counts as detected
@@ -97,6 +98,22 @@ def invented(facts: list[Fact], i: int, rng: random.Random, source: SourceText) 
     return None
 
 
+def invented_span(facts: list[Fact], i: int, rng: random.Random, source: SourceText) -> list[Fact] | None:
+    """An invented number that brings a made-up span: the original offsets, its own digits as text."""
+    mutated = invented(facts, i, rng, source)
+    if mutated is None or facts[i].source is None:
+        return None
+    fact = facts[i]
+    printed = printed_magnitude(fact.source.text)
+    exponent = readback_exponent(fact, printed) if printed is not None else None
+    if exponent is None:
+        return None
+    digits = mutated[i].value.scaleb(-exponent)
+    places = max(0, -digits.normalize().as_tuple().exponent)
+    text = f"{digits:,.{places}f}"
+    return _replace(facts, i, value=mutated[i].value, source=fact.source.model_copy(update={"text": text}))
+
+
 MUTATIONS: dict[str, Mutator] = {
     "x1000": scale_up,
     "/1000": scale_down,
@@ -104,6 +121,7 @@ MUTATIONS: dict[str, Mutator] = {
     "swap": swap,
     "sign": sign,
     "invented": invented,
+    "inv+span": invented_span,
 }
 
 
@@ -193,7 +211,7 @@ def main() -> int:
     def rate(rows: list[Outcome], mode: str, test: Callable[[Outcome], bool]) -> float:
         return sum(1 for o in rows if test(o)) / len(rows) if rows else 1.0
 
-    invented_rows = [o for o in outcomes if o.kind == "invented"]
+    invented_rows = [o for o in outcomes if o.kind in ("invented", "inv+span")]
     checks = [
         ("related facts, any rule (document)", rate(related, "document", lambda o: bool(o.families["document"])), 0.95),
         ("related facts, any rule (spans only)", rate(related, "spans only", lambda o: bool(o.families["spans only"])), 0.95),

@@ -45,7 +45,16 @@ from schemas.facts import Fact
 if TYPE_CHECKING:  # extraction.py holds a Validation, so it imports this package
     from extractor.extraction import Extraction
 
-__all__ = ["FactRef", "Finding", "SourceText", "Validation", "read_accepted", "relation_members", "validate", "validate_facts"]
+__all__ = [
+    "FactRef",
+    "Finding",
+    "SourceText",
+    "Validation",
+    "read_accepted",
+    "relation_members",
+    "validate",
+    "validate_facts",
+]
 
 
 def validate(

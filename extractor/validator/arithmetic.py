@@ -13,7 +13,6 @@ from extractor.validator.factset import (
     FactSet,
     Located,
     award_label,
-    concept_words,
     display_exponent,
     finding,
     grade,
@@ -24,6 +23,7 @@ from extractor.validator.factset import (
     year_label,
 )
 from extractor.validator.findings import Finding
+from schemas.concepts import concept_words
 from schemas.relations import ROLLFORWARDS, SUBTOTAL_AWARD, SUMMABLE, RollForward
 
 # A weighted average off by more than its rounding but less than this share of itself is a
@@ -190,15 +190,17 @@ def check_totals(facts: FactSet) -> Iterator[Finding]:
 
 
 def _check_total(total: Located, parts: list[Located], key: str) -> Iterator[Finding]:
-    leaves = [p for p in parts if p[1].dims.get(key) != SUBTOTAL_AWARD or key != "award"]
-    subtotal = next((p for p in parts if p not in leaves), None)
+    is_subtotal = key == "award"  # only an award split has a "total other" that may sum some of its siblings
+    subtotal = next((p for p in parts if is_subtotal and p[1].dims[key] == SUBTOTAL_AWARD), None)
+    leaves = [p for p in parts if p is not subtotal]
     found = total[1].value
     everything = [total[1], *(p[1] for p in parts)]
     strict, loose = rounding_bounds(everything)
     leaf_sum = sum((p[1].value for p in leaves), Decimal(0))
-    readings = [leaf_sum + (subtotal[1].value if subtotal else 0)]  # "other" is one more part
     if subtotal and _is_subset_sum(subtotal, leaves):
-        readings.append(leaf_sum)  # "other" sums some of its siblings
+        readings = [leaf_sum]  # "other" sums some of its siblings: counting it again would double it
+    else:
+        readings = [leaf_sum + (subtotal[1].value if subtotal else 0)]  # "other" is one more part
     computed = min(readings, key=lambda value: abs(value - found))
     severity = grade(computed - found, strict, loose)
     if severity is None:

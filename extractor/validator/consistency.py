@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from extractor.validator.factset import (
+    ONE_DAY,
     FactSet,
     Located,
     award_label,
-    concept_words,
     display_exponent,
     finding,
     grade,
@@ -21,7 +21,8 @@ from extractor.validator.factset import (
     year_label,
 )
 from extractor.validator.findings import Finding
-from schemas.facts import Fact
+from schemas.concepts import concept_words
+from schemas.facts import Fact, values_agree
 from schemas.relations import (
     EXERCISE_PROCEEDS,
     OUTSTANDING_SPLIT,
@@ -37,10 +38,24 @@ def _where(fact: Fact) -> str:
 
 def check_conflicts(facts: FactSet) -> Iterator[Finding]:
     """The same fact (concept, period, dims) extracted twice with values that disagree."""
-    groups: dict[tuple, list] = {}
-    for pair in facts:
-        groups.setdefault(pair[1].key(), []).append(pair)
-    for pairs in groups.values():
+    groups: list[list[Located]] = []
+    for pair in facts:  # same concept and dims, period ends within a day (the spec's matching rule)
+        fact = pair[1]
+        group = next(
+            (
+                g
+                for g in groups
+                if g[0][1].concept == fact.concept
+                and g[0][1].dims == fact.dims
+                and abs(g[0][1].period.end_date - fact.period.end_date) <= ONE_DAY
+            ),
+            None,
+        )
+        if group is None:
+            groups.append([pair])
+        elif not any(values_agree(other, fact) for _, other in group):
+            group.append(pair)
+    for pairs in groups:
         if len(pairs) < 2:
             continue
         first = pairs[0][1]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from datetime import date, timedelta
 from decimal import Decimal
@@ -12,12 +11,6 @@ from extractor.validator.findings import FactRef, Finding, Severity
 from schemas.concepts import merge_printings
 from schemas.facts import Fact, printed_exponent
 
-CONCEPT_PREFIXES = (
-    "ShareBasedCompensationArrangementByShareBasedPaymentAward",
-    "SharebasedCompensationArrangementBySharebasedPaymentAward",
-    "ShareBasedCompensationArrangementsByShareBasedPaymentAward",
-    "EmployeeServiceShareBasedCompensation",
-)
 Located = tuple[str | None, Fact]
 ONE_DAY = timedelta(days=1)
 
@@ -97,14 +90,6 @@ def show(value: Decimal, exponent: int = 0, places: int | None = None) -> str:
 
 def year_label(end: date) -> str:
     return f"year ended {end.isoformat()}"
-
-
-def concept_words(concept: str) -> str:
-    """A concept a reviewer can read: its distinguishing tail in words ('options exercises in period')."""
-    tail = concept.removeprefix("ext:")
-    for prefix in CONCEPT_PREFIXES:
-        tail = tail.removeprefix(prefix)
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", tail).lower()
 
 
 def award_label(dims: dict[str, str]) -> str:

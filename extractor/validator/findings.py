@@ -73,7 +73,6 @@ class Validation(BaseModel):
     accepted: list[Finding] = Field(
         default_factory=list, description="Findings a reviewer accepted as true of the filing."
     )
-    checked: dict[str, int] = Field(default_factory=dict, description="How many relations or facts each rule checked.")
     grounded_in_document: bool = Field(
         default=False, description="Spans and scales were checked against the document text."
     )
@@ -96,9 +95,13 @@ def read_accepted(path: str | Path) -> dict[str, str]:
     """Accepted findings (JSON Lines of {"id", "reason"}): what a reviewer confirmed is true of the filing."""
     accepted: dict[str, str] = {}
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
+        if not line.strip():
+            continue
+        try:
             record = json.loads(line)
-            if "id" not in record:
-                raise ValueError(f"{path}:{number}: an accepted finding needs an 'id'")
-            accepted[record["id"]] = record.get("reason", "")
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: not JSON ({error.msg})") from error
+        if not isinstance(record, dict) or "id" not in record:
+            raise ValueError(f"{path}:{number}: an accepted finding is an object with an 'id'")
+        accepted[record["id"]] = record.get("reason", "")
     return accepted

@@ -18,7 +18,7 @@ from extractor.numbers import (
     SCALE_WORDS,
     parse_number,
     parse_word_number,
-    scale_exponent,
+    tolerance,
 )
 from extractor.tables import layout
 from extractor.validator.factset import (
@@ -26,11 +26,11 @@ from extractor.validator.factset import (
     FactSet,
     Located,
     award_label,
-    concept_words,
     finding,
     show,
 )
 from extractor.validator.findings import Finding
+from schemas.concepts import concept_words
 from schemas.facts import Fact
 
 # Powers of ten a printed number may be scaled by, per unit: scale notes apply to counts and
@@ -44,7 +44,21 @@ EXPONENTS: dict[str, tuple[int, ...]] = {
 }
 SCALED_UNITS = frozenset({"shares", "USD"})
 _SCALE_WORD_AFTER = re.compile(r"\s*(thousands?|millions?|billions?)\b", re.I)
-_MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.I)
+_SCALE_WORDS = re.compile(r"\b(thousands?|millions?|billions?)\b", re.I)
+
+
+@dataclass(frozen=True)
+class StatedScale:
+    """What the document says about the scale at one number: the exponents it allows, and where it says so."""
+
+    exponents: tuple[int, ...]
+    why: str
+    explicit: bool = True  # False when nothing is stated (a table with no scale note): only a warning then
+
+
+def note_exponents(note: str) -> tuple[int, ...]:
+    """Every scale a note names: "(In millions, except shares in thousands)" allows millions and thousands."""
+    return tuple(sorted({SCALE_WORDS[w.lower()] for w in _SCALE_WORDS.findall(note)}))
 
 
 @dataclass
@@ -52,7 +66,7 @@ class SourceText:
     """A document's text and the scale that applies at each printed number, built once per document."""
 
     text: str
-    cell_scales: dict[int, tuple[int, str]] = field(default_factory=dict)  # number start -> (exponent, why)
+    cell_scales: dict[int, StatedScale] = field(default_factory=dict)  # number start -> what its table states
     numbers: list[tuple[int, Decimal]] = field(default_factory=list)  # every printed number: (start, magnitude)
 
     @classmethod
@@ -60,30 +74,30 @@ class SourceText:
         source = cls(document.text)
         tables, _ = layout(document)
         for table in tables:
+            table_note = table.scale_note and note_exponents(table.scale_note)
             for row in table.rows:
-                row_scale = scale_exponent(row.label)
-                scale = table.scale if row_scale is None else row_scale
-                why = (
-                    f"row '{row.label}'"
-                    if row_scale is not None
-                    else (f"table note '{table.scale_note}'" if table.scale_note else "no scale note over the table")
-                )
+                if note_exponents(row.label):
+                    stated = StatedScale(note_exponents(row.label), f"row '{row.label}'")
+                elif table_note:
+                    stated = StatedScale(table_note, f"table note '{table.scale_note}'")
+                else:
+                    stated = StatedScale((0,), "no scale note over the table", explicit=False)
                 for cell in row.cells:
                     for number in cell.numbers:
-                        source.cell_scales[number.start] = (scale, why)
+                        source.cell_scales[number.start] = stated
         for match in NUMBER_RE.finditer(document.text):
             source.numbers.append((match.start("digits"), Decimal(match.group("digits").replace(",", ""))))
         return source
 
-    def stated_scale(self, start: int, end: int) -> tuple[int, str]:
+    def stated_scale(self, start: int, end: int) -> StatedScale:
         """The scale the document gives the number at this span: its table's, else a scale word after it."""
         if start in self.cell_scales:
             return self.cell_scales[start]
         after = _SCALE_WORD_AFTER.match(self.text, end)
         if after:
             word = after.group(1).lower()
-            return SCALE_WORDS[word], f"'{word}' after the number"
-        return 0, "no scale word after the number"
+            return StatedScale((SCALE_WORDS[word],), f"'{word}' after the number")
+        return StatedScale((0,), "no scale word after the number")
 
     def find(self, fact: Fact) -> int | None:
         """Where some printed number reads back to the fact's value, if anywhere."""
@@ -102,14 +116,18 @@ def printed_magnitude(text: str) -> Decimal | None:
 def readback_exponent(fact: Fact, printed: Decimal) -> int | None:
     """The power of ten that turns the printed number into the fact's value (sign aside), if one is allowed.
 
-    Years may be printed as months ("18 months" is 1.5): that reads back as exponent 0.
+    Years may be printed as months ("18 months" is 1.5, "20 months" 1.67): within the rounding
+    of the value's last digit, that reads back as exponent 0.
     """
     magnitude = abs(fact.value)
     for exponent in EXPONENTS[fact.unit]:
         if printed.scaleb(exponent) == magnitude:
             return exponent
-    if fact.unit == "years" and magnitude * 12 == printed:
-        return 0
+    if fact.unit == "years" and magnitude and printed > magnitude:
+        months = magnitude * 12  # whole years (24 months = 2) read exactly; fractions within their last digit
+        slack = 12 * tolerance(0, magnitude.as_tuple().exponent) if magnitude != magnitude.to_integral_value() else 0
+        if abs(months - printed) <= slack:
+            return 0
     return None
 
 
@@ -160,17 +178,18 @@ def _check_printing(pair: Located, source: SourceText | None) -> Iterator[Findin
             found=fact.value,
         )
         return
-    if source is None or fact.unit not in SCALED_UNITS:
-        return
-    stated, why = source.stated_scale(span.start, span.end)
-    if exponent != stated:
+    if source is None or fact.unit not in SCALED_UNITS or fact.value == 0:
+        return  # zero reads back at every scale
+    stated = source.stated_scale(span.start, span.end)
+    if exponent not in stated.exponents:
+        expected = printed.scaleb(stated.exponents[0])
+        names = " or ".join(SCALE_NAMES.get(e, str(e)) for e in stated.exponents)
         yield finding(
             "scale.context",
-            "error",
+            "error" if stated.explicit else "warning",
             f"{what} reads '{span.text}' at offset {span.start} in {SCALE_NAMES.get(exponent, exponent)}, "
-            f"but the document states {SCALE_NAMES.get(stated, stated)} there ({why}): "
-            f"{show(printed.scaleb(stated))} expected",
+            f"but the document states {names} there ({stated.why}): {show(expected)} expected",
             [pair],
-            expected=printed.scaleb(stated),
+            expected=expected,
             found=fact.value,
         )

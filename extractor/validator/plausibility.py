@@ -8,12 +8,12 @@ from datetime import date
 from extractor.validator.factset import (
     FactSet,
     award_label,
-    concept_words,
     finding,
     show,
 )
 from extractor.validator.findings import Finding
-from schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, UNIT_BOUNDS
+from schemas.concepts import concept_words
+from schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, SIGNED, UNIT_BOUNDS
 
 FLOW_DAYS = range(28, 400)  # a quarter (or a stub month) up to a fiscal year of 53 weeks
 
@@ -23,7 +23,7 @@ def check_bounds(facts: FactSet) -> Iterator[Finding]:
     for pair in facts:
         fact = pair[1]
         low, high = CONCEPT_BOUNDS.get(fact.concept, UNIT_BOUNDS[fact.unit])
-        if low <= fact.value and (high is None or fact.value <= high):
+        if fact.concept in SIGNED or low <= fact.value and (high is None or fact.value <= high):
             continue
         negative = fact.value < low and low == 0
         severity = "warning" if negative and fact.concept in MAY_BE_NEGATIVE else "error"
@@ -48,7 +48,8 @@ def check_bounds(facts: FactSet) -> Iterator[Finding]:
 def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> Iterator[Finding]:
     """Periods run forwards, flows last a quarter to a year, and no date falls outside the filing's years."""
     flows = [p for p in facts if p[1].period.instant is None]
-    ends = [p[1].period.end_date for p in flows] + list(fiscal_year_ends or [])
+    # The filing's own fiscal year ends bound every date; without them, the flows' ends do.
+    ends = list(fiscal_year_ends or []) or [p[1].period.end_date for p in flows]
     starts = [p[1].period.start for p in flows if p[1].period.start]
     latest = max(ends, default=None)
     earliest = date.fromordinal(min(starts).toordinal() - 2) if starts else None
@@ -87,7 +88,12 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
                 [pair],
             )
         schedule_year = fact.dims.get("year")
-        if schedule_year and date.fromisoformat(schedule_year) <= day:
+        try:
+            year_end = date.fromisoformat(schedule_year) if schedule_year else None
+        except ValueError:
+            yield finding("plausibility.dates", "error", f"{where}: dims.year '{schedule_year}' is not a date (YYYY-MM-DD)", [pair])
+            continue
+        if year_end and year_end <= day:
             yield finding(
                 "plausibility.dates",
                 "error",
