@@ -349,3 +349,5 @@ def test_months_read_back_as_years_within_rounding() -> None:
     months = base.model_copy(update={"value": Decimal("1.67"), "source": base.source.model_copy(update={"text": "20"})})
     assert "grounding.readback" not in rules_of(validate_facts([months]))
     assert "grounding.readback" in rules_of(validate_facts([months.model_copy(update={"value": Decimal("1.9")})]))
+    tenths = months.model_copy(update={"value": Decimal("0.1"), "source": base.source.model_copy(update={"text": "0.9"})})
+    assert "grounding.readback" in rules_of(validate_facts([tenths]))  # "0.9" is not a count of months

@@ -44,6 +44,7 @@ EXPONENTS: dict[str, tuple[int, ...]] = {
 }
 SCALED_UNITS = frozenset({"shares", "USD"})
 _SCALE_WORD_AFTER = re.compile(r"\s*(thousands?|millions?|billions?)\b", re.I)
+_MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.I)
 _SCALE_WORDS = re.compile(r"\b(thousands?|millions?|billions?)\b", re.I)
 
 
@@ -113,20 +114,21 @@ def printed_magnitude(text: str) -> Decimal | None:
     return parsed.magnitude if parsed else parse_word_number(text)
 
 
-def readback_exponent(fact: Fact, printed: Decimal) -> int | None:
+def readback_exponent(fact: Fact, printed: Decimal, months: bool | None = None) -> int | None:
     """The power of ten that turns the printed number into the fact's value (sign aside), if one is allowed.
 
-    Years may be printed as months ("18 months" is 1.5, "20 months" 1.67): within the rounding
-    of the value's last digit, that reads back as exponent 0.
+    Years may be printed as months ("18 months" is 1.5, "20 months" 1.67), read within the rounding
+    of the value's last digit. `months` says whether the document prints "months" after the number;
+    when unknown (no document), only a whole number of months is taken as one.
     """
     magnitude = abs(fact.value)
     for exponent in EXPONENTS[fact.unit]:
         if printed.scaleb(exponent) == magnitude:
             return exponent
-    if fact.unit == "years" and magnitude and printed > magnitude:
-        months = magnitude * 12  # whole years (24 months = 2) read exactly; fractions within their last digit
+    plausible_months = months if months is not None else printed == printed.to_integral_value()
+    if fact.unit == "years" and plausible_months and magnitude and printed > magnitude:
         slack = 12 * tolerance(0, magnitude.as_tuple().exponent) if magnitude != magnitude.to_integral_value() else 0
-        if abs(months - printed) <= slack:
+        if abs(magnitude * 12 - printed) <= slack:
             return 0
     return None
 
@@ -165,7 +167,8 @@ def _check_printing(pair: Located, source: SourceText | None) -> Iterator[Findin
         )
         return
     printed = printed_magnitude(span.text)
-    exponent = readback_exponent(fact, printed) if printed is not None else None
+    months = bool(_MONTHS_AFTER.match(source.text, span.end)) if source is not None else None
+    exponent = readback_exponent(fact, printed, months) if printed is not None else None
     if exponent is None:
         scales = ", ".join(SCALE_NAMES.get(e, f"×10^{e}") for e in EXPONENTS[fact.unit])
         yield finding(
