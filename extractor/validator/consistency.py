@@ -96,16 +96,23 @@ def check_subsets(facts: FactSet) -> Iterator[Finding]:
             )
 
 
-def split_triples(facts: FactSet) -> Iterator[tuple[Located, Located, Located]]:
-    outstanding_concept, exercisable_concept, nonvested_concept = OUTSTANDING_SPLIT
-    for outstanding in facts.of(outstanding_concept):
-        if outstanding[1].period.instant is None:
+def _with_companions(
+    facts: FactSet, concepts: tuple[str, str, str], instant: bool
+) -> Iterator[tuple[Located, Located, Located]]:
+    """Each fact of the first concept, with the facts of the other two at its date and dims."""
+    first, second, third = concepts
+    for anchor in facts.of(first):
+        if (anchor[1].period.instant is not None) != instant:
             continue
-        day, dims = outstanding[1].period.end_date, outstanding[1].dims
-        exercisable = facts.at(exercisable_concept, dims, day, instant=True)
-        nonvested = facts.at(nonvested_concept, dims, day, instant=True)
-        if exercisable is not None and nonvested is not None:
-            yield outstanding, exercisable, nonvested
+        day, dims = anchor[1].period.end_date, anchor[1].dims
+        other = facts.at(second, dims, day, instant=instant)
+        third_fact = facts.at(third, dims, day, instant=instant)
+        if other is not None and third_fact is not None:
+            yield anchor, other, third_fact
+
+
+def split_triples(facts: FactSet) -> Iterator[tuple[Located, Located, Located]]:
+    return _with_companions(facts, OUTSTANDING_SPLIT, instant=True)
 
 
 def check_outstanding_split(facts: FactSet) -> Iterator[Finding]:
@@ -130,13 +137,7 @@ def check_outstanding_split(facts: FactSet) -> Iterator[Finding]:
 
 
 def proceeds_triples(facts: FactSet) -> Iterator[tuple[Located, Located, Located]]:
-    proceeds_concept, count_concept, price_concept = EXERCISE_PROCEEDS
-    for proceeds in facts.of(proceeds_concept):
-        end, dims = proceeds[1].period.end_date, proceeds[1].dims
-        count = facts.at(count_concept, dims, end, instant=False)
-        price = facts.at(price_concept, dims, end, instant=False)
-        if count is not None and price is not None:
-            yield proceeds, count, price
+    return _with_companions(facts, EXERCISE_PROCEEDS, instant=False)
 
 
 def check_exercise_proceeds(facts: FactSet) -> Iterator[Finding]:

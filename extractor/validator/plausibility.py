@@ -91,7 +91,12 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
         try:
             year_end = date.fromisoformat(schedule_year) if schedule_year else None
         except ValueError:
-            yield finding("plausibility.dates", "error", f"{where}: dims.year '{schedule_year}' is not a date (YYYY-MM-DD)", [pair])
+            yield finding(
+                "plausibility.dates",
+                "error",
+                f"{where}: dims.year '{schedule_year}' is not a date (YYYY-MM-DD)",
+                [pair],
+            )
             continue
         if year_end and year_end <= day:
             yield finding(
