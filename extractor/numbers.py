@@ -96,10 +96,25 @@ def parse_word_number(word: str) -> Decimal | None:
     return parsed.magnitude if parsed else None
 
 
+_SCALE_WORD = re.compile(r"\b(thousands?|millions?|billions?)\b", re.IGNORECASE)
+_SCALE_WORD_AFTER = re.compile(r"\s*(thousands?|millions?|billions?)\b", re.IGNORECASE)
+
+
 def scale_exponent(text: str) -> int | None:
     """The power of ten a scale note announces ("(In thousands)" -> 3), or None."""
-    match = re.search(r"\b(thousands?|millions?|billions?)\b", text, re.IGNORECASE)
+    match = _SCALE_WORD.search(text)
     return SCALE_WORDS[match.group(1).lower()] if match else None
+
+
+def scale_exponents(text: str) -> tuple[int, ...]:
+    """Every scale a note names: "(In millions, except shares in thousands)" -> (3, 6)."""
+    return tuple(sorted({SCALE_WORDS[word.lower()] for word in _SCALE_WORD.findall(text)}))
+
+
+def scale_word_after(text: str, end: int) -> str | None:
+    """The scale word printed right after a number ending at `end` ("$1.55 billion"), lower-cased."""
+    match = _SCALE_WORD_AFTER.match(text, end)
+    return match.group(1).lower() if match else None
 
 
 def apply_scale(value: Decimal, exponent: int) -> Decimal:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 Unit = Literal["shares", "USD", "USD/share", "pure", "years"]
 AwardType = Literal["option", "sar", "rsu", "psu", "msu", "dsu", "restricted_stock", "espp", "other"]
 OPTION_LIKE: frozenset[str] = frozenset({"option", "sar"})
+SCALED_UNITS: frozenset[str] = frozenset({"shares", "USD"})  # scale notes never apply to per-share prices, rates or terms
 
 
 class SourceSpan(BaseModel):

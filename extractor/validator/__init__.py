@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 from extractor.document import Document
 from extractor.validator.arithmetic import (
-    check_rollforward_counts,
-    check_rollforward_prices,
+    check_rollforwards,
     check_totals,
     rollforward_years,
     total_groups,
@@ -86,8 +85,7 @@ def _run(
     findings: list[Finding] = [
         *check_grounding(facts, source),
         *check_conflicts(facts),
-        *check_rollforward_counts(facts),
-        *check_rollforward_prices(facts),
+        *check_rollforwards(facts),
         *check_totals(facts),
         *check_subsets(facts),
         *check_outstanding_split(facts),

@@ -102,67 +102,72 @@ def _balance_term(label: str, facts: FactSet, family: RollForward, dims: dict[st
     return Term(label, 1, pair, price)
 
 
-def check_rollforward_counts(facts: FactSet) -> Iterator[Finding]:
-    """beginning + granted - exercised/vested - forfeited - expired = ending, for every award and year."""
+def check_rollforwards(facts: FactSet) -> Iterator[Finding]:
+    """Every roll-forward year: its counts add up, and its weighted-average price follows."""
     for year in rollforward_years(facts):
-        counts = [t.count[1] for t in year.terms]
-        computed = sum((t.sign * t.count[1].value for t in year.terms), Decimal(0))
-        found = year.ending.count[1].value
-        strict, loose = rounding_bounds([*counts, year.ending.count[1]])
-        severity = grade(computed - found, strict, loose)
-        if severity is None:
-            continue
-        exp = display_exponent([*counts, year.ending.count[1]])
-        sum_text = " ".join(
-            f"{'+' if t.sign > 0 else '−'} {show(t.count[1].value, exp)}" if i else show(t.count[1].value, exp)
-            for i, t in enumerate(year.terms)
-        )
-        labels = ", ".join(t.label for t in year.terms[1:])
-        yield finding(
-            "rollforward.count",
-            severity,
-            f"{year.title}: {sum_text} = {show(computed, exp)} expected, {show(found, exp)} extracted"
-            f"{scale_note(exp)} (flows: {labels})",
-            [*(t.count for t in year.terms), year.ending.count],
-            expected=computed,
-            found=found,
-        )
+        yield from _check_counts(year)
+        yield from _check_prices(year)
 
 
-def check_rollforward_prices(facts: FactSet) -> Iterator[Finding]:
+def _check_counts(year: RollForwardYear) -> Iterator[Finding]:
+    """beginning + granted - exercised/vested - forfeited - expired ± adjustments = ending."""
+    counts = [t.count[1] for t in year.terms]
+    computed = sum((t.sign * t.count[1].value for t in year.terms), Decimal(0))
+    found = year.ending.count[1].value
+    strict, loose = rounding_bounds([*counts, year.ending.count[1]])
+    severity = grade(computed - found, strict, loose)
+    if severity is None:
+        return
+    exp = display_exponent([*counts, year.ending.count[1]])
+    sum_text = " ".join(
+        f"{'+' if t.sign > 0 else '−'} {show(t.count[1].value, exp)}" if i else show(t.count[1].value, exp)
+        for i, t in enumerate(year.terms)
+    )
+    labels = ", ".join(t.label for t in year.terms[1:])
+    yield finding(
+        "rollforward.count",
+        severity,
+        f"{year.title}: {sum_text} = {show(computed, exp)} expected, {show(found, exp)} extracted"
+        f"{scale_note(exp)} (flows: {labels})",
+        [*(t.count for t in year.terms), year.ending.count],
+        expected=computed,
+        found=found,
+    )
+
+
+def _check_prices(year: RollForwardYear) -> Iterator[Finding]:
     """The ending weighted-average price is the count-weighted combination of the rows."""
-    for year in rollforward_years(facts):
-        rows = [(t.sign, t.count[1], t.price[1]) for t in year.terms if t.price is not None]
-        ending = year.ending
-        if len(rows) < len(year.terms) or ending.price is None or ending.count[1].value <= 0:
-            continue
-        ending_count, found = ending.count[1].value, ending.price[1].value
-        computed = sum((sign * count.value * price.value for sign, count, price in rows), Decimal(0)) / ending_count
-        # Worst-case rounding of every printed count and price, carried through the division.
-        slack = sum(
-            (abs(count.value) * half_unit(price) + abs(price.value) * half_unit(count) for _, count, price in rows),
-            Decimal(0),
-        )
-        bound = (slack + abs(computed) * half_unit(ending.count[1])) / ending_count + half_unit(ending.price[1])
-        difference = abs(computed - found)
-        if difference <= bound:
-            continue
-        severity = "warning" if found and difference <= abs(found) * WEIGHTED_AVERAGE_WARNING_SHARE else "error"
-        exp = display_exponent([count for _, count, _ in rows] + [ending.count[1]])
-        parts = " ".join(
-            f"{('+ ' if sign > 0 else '− ') if i else '('}{show(count.value, exp)}×{show(price.value, 0, 2)}"
-            for i, (sign, count, price) in enumerate(rows)
-        )
-        yield finding(
-            "rollforward.weighted_average",
-            severity,
-            f"{year.title}: weighted-average price {parts}) / {show(ending_count, exp)} = {show(computed, 0, 2)} "
-            f"expected, {show(found, 0, 2)} extracted (counts in {SCALE_NAMES.get(exp, exp)}; rounding allows "
-            f"±{show(bound, 0, 3)})",
-            [p for t in [*year.terms, ending] for p in (t.count, t.price) if p is not None],
-            expected=computed.quantize(Decimal("0.0001")),
-            found=found,
-        )
+    rows = [(t.sign, t.count[1], t.price[1]) for t in year.terms if t.price is not None]
+    ending = year.ending
+    if len(rows) < len(year.terms) or ending.price is None or ending.count[1].value <= 0:
+        return
+    ending_count, found = ending.count[1].value, ending.price[1].value
+    computed = sum((sign * count.value * price.value for sign, count, price in rows), Decimal(0)) / ending_count
+    # Worst-case rounding of every printed count and price, carried through the division.
+    slack = sum(
+        (abs(count.value) * half_unit(price) + abs(price.value) * half_unit(count) for _, count, price in rows),
+        Decimal(0),
+    )
+    bound = (slack + abs(computed) * half_unit(ending.count[1])) / ending_count + half_unit(ending.price[1])
+    difference = abs(computed - found)
+    if difference <= bound:
+        return
+    severity = "warning" if found and difference <= abs(found) * WEIGHTED_AVERAGE_WARNING_SHARE else "error"
+    exp = display_exponent([count for _, count, _ in rows] + [ending.count[1]])
+    parts = " ".join(
+        f"{('+ ' if sign > 0 else '− ') if i else '('}{show(count.value, exp)}×{show(price.value, 0, 2)}"
+        for i, (sign, count, price) in enumerate(rows)
+    )
+    yield finding(
+        "rollforward.weighted_average",
+        severity,
+        f"{year.title}: weighted-average price {parts}) / {show(ending_count, exp)} = {show(computed, 0, 2)} "
+        f"expected, {show(found, 0, 2)} extracted (counts in {SCALE_NAMES.get(exp, exp)}; rounding allows "
+        f"±{show(bound, 0, 3)})",
+        [p for t in [*year.terms, ending] for p in (t.count, t.price) if p is not None],
+        expected=computed.quantize(Decimal("0.0001")),
+        found=found,
+    )
 
 
 def total_groups(facts: FactSet) -> Iterator[tuple[Located, list[Located], str]]:

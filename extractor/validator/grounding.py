@@ -18,6 +18,8 @@ from extractor.numbers import (
     SCALE_WORDS,
     parse_number,
     parse_word_number,
+    scale_exponents,
+    scale_word_after,
     tolerance,
 )
 from extractor.tables import layout
@@ -32,6 +34,7 @@ from extractor.validator.factset import (
 from extractor.validator.findings import Finding
 from schemas.concepts import concept_words
 from schemas.facts import Fact
+from schemas.values import SCALED_UNITS
 
 # Powers of ten a printed number may be scaled by, per unit: scale notes apply to counts and
 # dollars only; percentages divide by 100.
@@ -42,10 +45,7 @@ EXPONENTS: dict[str, tuple[int, ...]] = {
     "pure": (-2, 0),
     "years": (0,),
 }
-SCALED_UNITS = frozenset({"shares", "USD"})
-_SCALE_WORD_AFTER = re.compile(r"\s*(thousands?|millions?|billions?)\b", re.I)
 _MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.I)
-_SCALE_WORDS = re.compile(r"\b(thousands?|millions?|billions?)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -55,11 +55,6 @@ class StatedScale:
     exponents: tuple[int, ...]
     why: str
     explicit: bool = True  # False when nothing is stated (a table with no scale note): only a warning then
-
-
-def note_exponents(note: str) -> tuple[int, ...]:
-    """Every scale a note names: "(In millions, except shares in thousands)" allows millions and thousands."""
-    return tuple(sorted({SCALE_WORDS[w.lower()] for w in _SCALE_WORDS.findall(note)}))
 
 
 @dataclass
@@ -75,10 +70,10 @@ class SourceText:
         source = cls(document.text)
         tables, _ = layout(document)
         for table in tables:
-            table_note = table.scale_note and note_exponents(table.scale_note)
+            table_note = table.scale_note and scale_exponents(table.scale_note)
             for row in table.rows:
-                if note_exponents(row.label):
-                    stated = StatedScale(note_exponents(row.label), f"row '{row.label}'")
+                if scale_exponents(row.label):
+                    stated = StatedScale(scale_exponents(row.label), f"row '{row.label}'")
                 elif table_note:
                     stated = StatedScale(table_note, f"table note '{table.scale_note}'")
                 else:
@@ -94,9 +89,8 @@ class SourceText:
         """The scale the document gives the number at this span: its table's, else a scale word after it."""
         if start in self.cell_scales:
             return self.cell_scales[start]
-        after = _SCALE_WORD_AFTER.match(self.text, end)
-        if after:
-            word = after.group(1).lower()
+        word = scale_word_after(self.text, end)
+        if word:
             return StatedScale((SCALE_WORDS[word],), f"'{word}' after the number")
         return StatedScale((0,), "no scale word after the number")
 

@@ -6,9 +6,8 @@ from decimal import Decimal
 
 from extractor.numbers import apply_scale
 from extractor.tables.model import PrintedNumber
-from schemas.values import Amount, Period, SourceSpan, Unit
+from schemas.values import SCALED_UNITS, Amount, Period, SourceSpan, Unit
 
-SCALED_UNITS = frozenset({"shares", "USD"})  # scale notes never apply to per-share prices, rates or terms
 
 
 def amount(number: PrintedNumber, unit: Unit, period: Period, scale: int = 0) -> Amount:
