@@ -73,7 +73,7 @@ SCALE_NAMES = {0: "units", 3: "thousands", 6: "millions", 9: "billions"}
 
 
 def scale_note(exponent: int) -> str:
-    return {3: " (in thousands)", 6: " (in millions)", 9: " (in billions)"}.get(exponent, "")
+    return f" (in {SCALE_NAMES[exponent]})" if exponent and exponent in SCALE_NAMES else ""
 
 
 def show(value: Decimal, exponent: int = 0, places: int | None = None) -> str:
