@@ -1,4 +1,4 @@
-# Each target bootstraps its own virtualenv from nothing; only python3 (>=3.10) is needed.
+# Each target bootstraps its own virtualenv from nothing; only python3 (>=3.11) is needed.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin

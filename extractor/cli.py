@@ -16,9 +16,14 @@ from rich.markup import escape
 from rich.text import Text
 
 from extractor import __version__
-from extractor.backends import rules
+from extractor.backends.choice import BackendName, extractor_for, resolve_backend
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
+from extractor.llm.cassettes import CacheMode
+from extractor.llm.client import EndpointError, LLMError
+from extractor.llm.config import ConfigError, LLMConfig, StructuredMode, resolve_config
+from extractor.llm.prompts import PromptError
+from extractor.llm.usage import Usage
 from extractor.loaders import load
 from extractor.render import facts_table, findings_table, score_table
 from extractor.scoring import Score, score
@@ -32,10 +37,6 @@ app = typer.Typer(
     help="Extract stock-based compensation data from SEC filing sections, grounded in the source text.",
 )
 err = Console(stderr=True, soft_wrap=True, highlight=False)
-
-
-class Backend(str, Enum):
-    rules = "rules"
 
 
 class OutputFormat(str, Enum):
@@ -56,37 +57,78 @@ def iter_inputs(paths: list[Path]) -> Iterator[Path]:
 ACCEPT_HELP = "Accepted findings (JSON Lines of {id, reason}) to set aside, e.g. evals/gold/<document>.accepted.jsonl."
 
 
+LLM = "LLM options (backends llm, hybrid, auto; flags win over the environment and extractor.toml's [llm] table)"
+
+
 @app.command()
 def extract(
     paths: list[Path] = typer.Argument(..., help="Filing sections: R-page text or HTML, 10-K HTML notes, EDGAR .txt submissions, aligned plain text, or directories of them."),
-    backend: Backend = typer.Option(Backend.rules, help="Extraction backend. 'rules' needs no LLM and no key."),
+    backend: BackendName = typer.Option(BackendName.rules, help="rules: no LLM, no key. llm: the model reads every note. hybrid: rules first, the LLM only for parts rules left empty or got wrong. auto: llm when an endpoint or key is configured, else rules."),
     output_format: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json: schema instances with their validation; facts: JSON Lines in the shared facts format; table: facts and findings, readable."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of standard output."),
     validate_output: bool = typer.Option(True, "--validate/--no-validate", help="Check every extraction against itself and its document."),
     accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
+    model: str | None = typer.Option(None, help="Model name as the endpoint knows it [default: gpt-4o-mini; env EXTRACTOR_MODEL].", rich_help_panel=LLM),
+    base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama) [env OPENAI_BASE_URL].", rich_help_panel=LLM),
+    api_key: str | None = typer.Option(None, help="API key [env OPENAI_API_KEY, preferred: flags show in process lists]. Local servers need none.", rich_help_panel=LLM),
+    temperature: float | None = typer.Option(None, help="Sampling temperature [default: 0].", rich_help_panel=LLM),
+    timeout: float | None = typer.Option(None, help="Seconds to wait for one answer [default: 120].", rich_help_panel=LLM),
+    mode: StructuredMode | None = typer.Option(None, help="How the answer is constrained to the schema [default: tools, which OpenAI, vLLM, Ollama and llama.cpp all support].", rich_help_panel=LLM),
+    cache: CacheMode | None = typer.Option(None, help="Recorded completions: read-write reuses and records, replay never calls the endpoint, off [default: read-write].", rich_help_panel=LLM),
+    cache_dir: Path | None = typer.Option(None, help="Folder of recorded completions (plain JSON files; commit them to replay) [default: .extractor-cache/completions].", rich_help_panel=LLM),
+    prompt: str | None = typer.Option(None, help="Prompt id, id@vN, or a .toml file [default: stock_compensation, latest version].", rich_help_panel=LLM),
+    max_chars: int | None = typer.Option(None, help="Longest note text in one prompt; longer notes are split with overlap [default: 60000].", rich_help_panel=LLM),
+    config: Path | None = typer.Option(None, help="TOML file with an [llm] table of these settings and [llm.prices.<model>] input/output dollars per million tokens [default: ./extractor.toml if present].", rich_help_panel=LLM),
 ) -> None:
     """Extract every input and validate it; unreadable inputs are reported and the others still processed.
 
     Exit status: 0 when every input was read and passed validation; 1 when an input could not
-    be read or an extraction has a finding of error severity (the output is written anyway).
+    be read or extracted, or an extraction has a finding of error severity (the output is written
+    anyway); 2 for bad settings.
 
     Examples:
       extractor extract tests/fixtures/000_a279831d03f6579a.txt --format table
       extractor extract filings/ --format facts -o facts.jsonl
+      extractor extract note.htm --backend llm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-7B-Instruct
     """
     accepted = _accepted(accept)
+    flags = {"model": model, "base_url": base_url, "api_key": api_key, "temperature": temperature, "timeout": timeout,
+             "mode": mode, "cache": cache, "cache_dir": cache_dir, "prompt": prompt, "max_chars": max_chars}
+    try:
+        settings = resolve_config(flags, config_file=config) if backend is not BackendName.rules else LLMConfig()
+        chosen, why = resolve_backend(backend, settings)
+        run = extractor_for(chosen, settings)
+    except (ConfigError, PromptError) as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    if backend is BackendName.auto:
+        err.print(f"[dim]{escape(why)}[/dim]")
     extractions: list[Extraction] = []
     failures = 0
-    for path in iter_inputs(paths):
+    usage = Usage()
+    inputs = list(iter_inputs(paths))
+    for index, path in enumerate(inputs):
         try:
             document = load(path)
+            extraction = run(document)
         except LoadError as error:
             err.print(f"[red]error[/red]: {escape(str(error))}")
             failures += 1
             continue
-        extraction = rules.extract(document)
+        except EndpointError as error:
+            err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
+            left = len(inputs) - index - 1
+            err.print(f"stopped: the endpoint cannot serve any input; {left} more not extracted")
+            failures += 1 + left
+            break
+        except LLMError as error:
+            err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
+            failures += 1
+            continue
         if validate_output:
             extraction.validation = validate(extraction, document, accepted)
+        if extraction.usage is not None:
+            usage.add(extraction.usage)
         for warning in extraction.warnings:
             err.print(f"[yellow]warning[/yellow]: {escape(str(path))}: {escape(warning)}")
         if extraction.tables_unmapped:
@@ -97,8 +139,10 @@ def extract(
     for extraction in extractions:
         if extraction.validation and output_format is not OutputFormat.table:
             _report_validation(extraction.document_path, extraction.validation)
+    if chosen is not BackendName.rules:
+        err.print(f"LLM usage: {usage.summary()}")
     if failures:
-        err.print(f"{failures} of {failures + len(extractions)} inputs could not be read")
+        err.print(f"{failures} of {len(inputs)} inputs could not be read or extracted")
     if failed:
         err.print(f"{len(failed)} of {len(extractions)} extractions failed validation")
     if failures or failed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from extractor.llm.usage import Usage
 from extractor.validator.findings import Validation
 from schemas.stock_compensation import StockCompensationNote
 
@@ -26,3 +27,4 @@ class Extraction(BaseModel):
     tables_unmapped: list[str] = Field(default_factory=list, description="Titles of tables no rule understood.")
     warnings: list[str] = Field(default_factory=list)
     validation: Validation | None = Field(default=None, description="The validator's findings and verdict, once run.")
+    usage: Usage | None = Field(default=None, description="LLM calls, tokens, cost and time (LLM backends only).")

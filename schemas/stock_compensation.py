@@ -158,3 +158,18 @@ class StockCompensationNote(BaseModel):
     cash_settlement_ranges: list[CashSettlementRange] = Field(default_factory=list)
     share_repurchases: ShareRepurchases | None = None
     preferred_stock: PreferredStock | None = None
+
+
+# Words that announce each part of the note in a filing. The hybrid backend asks the LLM for a part
+# rules left empty only when the filing says these words: no call for preferred stock a note never mentions.
+PART_SIGNALS: dict[str, str] = {
+    "plans": r"authori[sz]ed|available for (?:future )?grant|reserved for",
+    "award_activity": r"outstanding|nonvested|unvested|granted",
+    "award_years": r"granted during|intrinsic value|fair value of",
+    "valuation_assumptions": r"volatility|risk-free|dividend yield|expected (?:term|life)",
+    "expense": r"expense|compensation cost",
+    "unrecognized_cost": r"unrecognized|not yet recognized|expected to be recognized",
+    "cash_settlement_ranges": r"cash[- ]settled",
+    "share_repurchases": r"repurchase",
+    "preferred_stock": r"preferred stock",
+}

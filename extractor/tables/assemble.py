@@ -210,6 +210,8 @@ def _assemble(items: list[Row | str]) -> list[Table]:
             continue
         if table is None or run.looks_like_header():
             table = _new_table(run, caption)
+            if not run.rows:  # no title or header lines: the table starts at its first row
+                table.start = table.end = row.label_start
             tables.append(table)
             caption, group = None, None
         elif run.rows:

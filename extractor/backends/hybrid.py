@@ -1,0 +1,58 @@
+"""Rules first; the LLM only for the parts of the note rules left empty or got wrong.
+
+A part is a top-level field of the note (award_activity, expense, ...). Parts with an error finding
+are asked again and replaced by the LLM's reading when it has one; empty parts the filing mentions
+(schemas.stock_compensation.PART_SIGNALS) are filled. When rules read every mentioned part and
+pass validation, no LLM call is made.
+"""
+
+from __future__ import annotations
+
+import re
+
+from extractor.backends import rules
+from extractor.backends.llm import LLMBackend
+from extractor.document import Document
+from extractor.extraction import Extraction
+from extractor.validator import validate
+from schemas.stock_compensation import PART_SIGNALS
+
+PARTS = tuple(PART_SIGNALS)
+_TOP = re.compile(r"^[a-z_]+")
+
+
+def gaps(extraction: Extraction, document: Document) -> tuple[frozenset[str], frozenset[str]]:
+    """(empty parts the document mentions, parts with an error finding) of a rules extraction."""
+    note = extraction.note
+    empty = frozenset(
+        name
+        for name in PARTS
+        if getattr(note, name) in (None, []) and re.search(PART_SIGNALS[name], document.text, re.IGNORECASE)
+    )
+    validation = validate(extraction, document)
+    wrong = frozenset(
+        match.group() for finding in validation.errors for ref in finding.facts if (match := _TOP.match(ref.path))
+    )
+    return empty, wrong & frozenset(PARTS)
+
+
+def extract(document: Document, llm: LLMBackend) -> Extraction:
+    ruled = rules.extract(document)
+    empty, wrong = gaps(ruled, document)
+    ruled.provenance.backend = "hybrid"
+    if not empty and not wrong:
+        ruled.warnings.append("hybrid: rules read every part the note mentions and it passed validation; no LLM call")
+        return ruled
+    asked = llm.extract(document, only=empty | wrong)
+    filled = [name for name in sorted(empty | wrong) if getattr(asked.note, name) not in (None, [])]
+    note = ruled.note.model_copy(update={name: getattr(asked.note, name) for name in filled})
+    provenance = asked.provenance.model_copy(update={"backend": "hybrid"})
+    described = ", ".join(f"{name} ({'replaced' if name in wrong else 'filled'})" for name in filled) or "nothing"
+    return ruled.model_copy(
+        update={
+            "note": note,
+            "provenance": provenance,
+            "usage": asked.usage,
+            "warnings": [*ruled.warnings, *asked.warnings, f"hybrid: the LLM read {described}; rules read the rest"],
+        }
+    )

@@ -1,0 +1,179 @@
+"""The LLM backend: the note's tables and text in, a grounded, validated StockCompensationNote out.
+
+The steps are written once, as a generator that yields each question for the model and receives
+its parsed answer (`_plan`); `extract` drives it with the sync client, `aextract` with the async
+one. So the same logic serves a single file and a concurrent batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from extractor import __version__
+from extractor.document import Document
+from extractor.extraction import Extraction, Provenance
+from extractor.llm.client import Clients, explain, make_clients
+from extractor.llm.config import LLMConfig
+from extractor.llm.grounding import Aligner, Grounder
+from extractor.llm.markdown import section_markdown
+from extractor.llm.merge import merge_all
+from extractor.llm.prompts import Prompt, load_prompt
+from extractor.llm.response_model import quoted_view, to_schema
+from extractor.llm.usage import Usage, current_usage
+from extractor.periods import infer_fiscal_end
+from extractor.sections import find_note, split
+from extractor.tables import layout
+from extractor.validator import validate
+from extractor.validator.findings import Finding
+from schemas.stock_compensation import StockCompensationNote
+
+FEEDBACK_LIMIT = 20  # findings quoted back to the model in one re-ask
+
+
+@dataclass
+class Ask:
+    """One question for the model: the conversation so far and the shape of the answer."""
+
+    messages: list[dict[str, Any]]
+    response_model: type[BaseModel]
+
+
+class LLMBackend:
+    """Extract with any OpenAI-compatible endpoint; clients are made on first use."""
+
+    def __init__(self, config: LLMConfig, prompt: Prompt | None = None, clients: Clients | None = None) -> None:
+        self.config = config
+        self.prompt = prompt or load_prompt(config.prompt)
+        self._clients = clients
+
+    @property
+    def clients(self) -> Clients:
+        if self._clients is None:
+            self._clients = make_clients(self.config)
+        return self._clients
+
+    def extract(self, document: Document, only: frozenset[str] | None = None) -> Extraction:
+        """Extract one document (only the named top-level parts of the note, when `only` is given)."""
+        usage = Usage()
+        token = current_usage.set(usage)
+        plan = self._plan(document, only, usage)
+        try:
+            ask = next(plan)
+            while True:
+                ask = plan.send(self._complete(ask))
+        except StopIteration as done:
+            return done.value
+        finally:
+            current_usage.reset(token)
+
+    async def aextract(self, document: Document, only: frozenset[str] | None = None) -> Extraction:
+        """As `extract`, on the async client: run many documents concurrently with asyncio.gather."""
+        usage = Usage()
+        token = current_usage.set(usage)
+        plan = self._plan(document, only, usage)
+        try:
+            ask = next(plan)
+            while True:
+                ask = plan.send(await self._acomplete(ask))
+        except StopIteration as done:
+            return done.value
+        finally:
+            current_usage.reset(token)
+
+    def _complete(self, ask: Ask) -> BaseModel:
+        try:
+            return self.clients.sync.chat.completions.create(**self.clients.create_kwargs(ask.messages, ask.response_model))
+        except Exception as error:  # noqa: BLE001 - every failure becomes one clear LLMError
+            raise explain(error, self.config) from error
+
+    async def _acomplete(self, ask: Ask) -> BaseModel:
+        try:
+            kwargs = self.clients.create_kwargs(ask.messages, ask.response_model)
+            return await self.clients.run_async.chat.completions.create(**kwargs)
+        except Exception as error:  # noqa: BLE001
+            raise explain(error, self.config) from error
+
+    def _plan(self, document: Document, only: frozenset[str] | None, usage: Usage) -> Generator[Ask, BaseModel, Extraction]:
+        tables, paragraphs = layout(document)
+        aligner = Aligner(document, tables)
+        section = find_note(document)
+        chunks = split(document, section, self.config.max_chars, self.config.overlap_chars)
+        warnings = list(document.warnings)
+        if section.start > 0 or section.end < len(document.text):
+            warnings.append(f"read {section.why}, offsets {section.start}-{section.end}, in {len(chunks)} part(s)")
+        elif "whole document" not in section.why:
+            warnings.append(section.why)
+        response_model = quoted_view(StockCompensationNote, only)
+        fiscal_end = infer_fiscal_end(document.text, document.metadata.fiscal_period_end)
+        focus = f"Fill only these parts of the schema: {', '.join(sorted(only))}." if only else ""
+        notes: list[StockCompensationNote] = []
+        for chunk in chunks:
+            content = section_markdown(document, tables, paragraphs, chunk.start, chunk.end)
+            title = document.metadata.title or section.title or document.id
+            messages = self.prompt.messages(title=title, fiscal_year_end=fiscal_end.isoformat(), focus=focus, content=content)
+            answer = yield Ask(messages, response_model)
+            note, problems = self._ground(answer, document, aligner)
+            for _ in range(self.config.feedback_reasks):
+                errors = self._errors(note, document)
+                if not errors:
+                    break
+                usage.reasks += 1
+                asked = [*messages, {"role": "assistant", "content": answer.model_dump_json(exclude_defaults=True)}, _feedback(errors)]
+                retried = yield Ask(asked, response_model)
+                retried_note, retried_problems = self._ground(retried, document, aligner)
+                if len(self._errors(retried_note, document)) > len(errors):
+                    break  # the re-ask made it worse: keep the first answer
+                messages, answer, note, problems = asked, retried, retried_note, retried_problems
+            warnings.extend(problems)
+            notes.append(note)
+        conflicts: list[str] = []
+        note = merge_all(notes, conflicts)  # type: ignore[assignment]
+        warnings.extend(f"parts of the note disagree: {c}" for c in conflicts)
+        if not note.fiscal_year_ends:
+            note.fiscal_year_ends = sorted({i.fiscal_year_end for i in note.award_years} | {fiscal_end}, reverse=True)
+        return self._extraction(document, note, len(tables), warnings, usage)
+
+    def _ground(self, answer: BaseModel, document: Document, aligner: Aligner) -> tuple[StockCompensationNote, list[str]]:
+        grounder = Grounder(document, aligner)
+        note = to_schema(answer, StockCompensationNote, grounder)
+        return note, grounder.problems  # type: ignore[return-value]
+
+    def _errors(self, note: StockCompensationNote, document: Document) -> list[Finding]:
+        return validate(self._extraction(document, note, 0, [], None), document).errors
+
+    def _extraction(
+        self, document: Document, note: StockCompensationNote, tables: int, warnings: list[str], usage: Usage | None
+    ) -> Extraction:
+        return Extraction(
+            document_id=document.id,
+            document_path=document.path,
+            document_sha256=document.sha256,
+            note=note,
+            provenance=Provenance(
+                backend="llm",
+                model=self.config.model,
+                prompt_id=self.prompt.name,
+                prompt_hash=self.prompt.hash,
+                code_version=__version__,
+            ),
+            tables_found=tables,
+            warnings=warnings,
+            usage=usage,
+        )
+
+
+def _feedback(errors: list[Finding]) -> dict[str, str]:
+    """The validator's error findings, as a user turn asking for a corrected answer."""
+    lines = [f"- {finding.message}" for finding in errors[:FEEDBACK_LIMIT]]
+    more = f"\n(and {len(errors) - FEEDBACK_LIMIT} more)" if len(errors) > FEEDBACK_LIMIT else ""
+    return {
+        "role": "user",
+        "content": "Your answer does not agree with itself or with the filing:\n"
+        + "\n".join(lines)
+        + more
+        + "\nCheck these numbers against the input, correct them (copy, never compute), and answer again in full.",
+    }

@@ -1,0 +1,1 @@
+"""The LLM path: prompts, the instructor/openai client, retries, cassettes, grounding of quotes, accounting."""

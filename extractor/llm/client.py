@@ -1,0 +1,118 @@
+"""instructor on the openai client, sync and async, over the cassette-and-retry transport.
+
+Also turns what can go wrong into one clear sentence: `EndpointError` when nothing will work
+(bad key, unknown model, nothing listening), `LLMError` when one document failed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx2
+import instructor
+from instructor.core import InstructorRetryException
+import openai
+
+from extractor.llm.cassettes import Cassettes, CacheMode, CassetteMiss
+from extractor.llm.config import LLMConfig, StructuredMode
+from extractor.llm.transport import RetryPolicy, transports
+from extractor.llm.usage import charge
+
+MODES = {
+    StructuredMode.tools: instructor.Mode.TOOLS,
+    StructuredMode.json_schema: instructor.Mode.JSON_SCHEMA,
+    StructuredMode.json: instructor.Mode.JSON,
+    StructuredMode.md_json: instructor.Mode.MD_JSON,
+}
+KEYLESS = "no-key"  # local servers (vLLM, Ollama, llama.cpp) ignore the key, but openai requires one
+
+
+class LLMError(Exception):
+    """One document's LLM extraction failed; the others can go on."""
+
+
+class EndpointError(LLMError):
+    """The endpoint cannot serve any document (key, model, URL): stop the batch."""
+
+
+@dataclass
+class Clients:
+    sync: instructor.Instructor
+    run_async: instructor.AsyncInstructor
+    config: LLMConfig
+
+    def create_kwargs(self, messages: list[dict[str, Any]], response_model: type) -> dict[str, Any]:
+        return {
+            "model": self.config.model,
+            "messages": messages,
+            "response_model": response_model,
+            "temperature": self.config.temperature,
+            "max_retries": self.config.reasks,
+        }
+
+
+def _api_key(config: LLMConfig) -> str:
+    if config.api_key is not None:
+        return config.api_key.get_secret_value()
+    host = urlparse(config.base_url or "").hostname or ""
+    if not config.base_url or host.endswith("openai.com"):
+        raise EndpointError(
+            "no API key: set OPENAI_API_KEY (or --api-key), or point --base-url at a local server "
+            "(vLLM, Ollama, llama.cpp), which needs none"
+        )
+    return KEYLESS
+
+
+def make_clients(config: LLMConfig) -> Clients:
+    """Both clients share the transport's retry policy, cassettes and price table; openai's own retries are off."""
+    cassettes = Cassettes(config.cache_dir, config.cache) if config.cache is not CacheMode.off else None
+    policy = RetryPolicy(attempts=config.attempts, initial_wait=config.retry_wait, max_wait=config.max_wait)
+    sync_transport, async_transport = transports(policy, cassettes, config.price)
+    common: dict[str, Any] = {"base_url": config.base_url, "timeout": config.timeout, "max_retries": 0}
+    key = KEYLESS if config.cache is CacheMode.replay and config.api_key is None else _api_key(config)
+    sync_client = openai.OpenAI(api_key=key, http_client=httpx2.Client(transport=sync_transport), **common)
+    async_client = openai.AsyncOpenAI(api_key=key, http_client=httpx2.AsyncClient(transport=async_transport), **common)
+    mode = MODES[config.mode]
+    clients = Clients(instructor.from_openai(sync_client, mode=mode), instructor.from_openai(async_client, mode=mode), config)
+    for client in (clients.sync, clients.run_async):
+        client.on("parse:error", _count_reask)
+    return clients
+
+
+def _count_reask(*_: Any, **__: Any) -> None:
+    charge().reasks += 1
+
+
+def explain(error: BaseException, config: LLMConfig) -> LLMError:
+    """The first cause we understand, as a sentence that says what to do."""
+    where = config.base_url or "the OpenAI API"
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, LLMError):
+            return cause
+        if isinstance(cause, CassetteMiss):
+            return LLMError(str(cause))
+        if isinstance(cause, openai.AuthenticationError):
+            return EndpointError(f"{where} refused the API key (HTTP 401): check OPENAI_API_KEY or --api-key")
+        if isinstance(cause, openai.PermissionDeniedError):
+            return EndpointError(f"{where} denied access to model '{config.model}' (HTTP 403)")
+        if isinstance(cause, openai.NotFoundError):
+            return EndpointError(f"{where} has no model '{config.model}' (HTTP 404); check --model, and that --base-url ends in /v1")
+        if isinstance(cause, openai.BadRequestError):
+            text = str(cause.message)
+            if "context" in text.lower() or "too long" in text.lower() or "maximum" in text.lower():
+                return LLMError(f"the prompt is too long for {config.model}'s context (HTTP 400: {text}); lower --max-chars")
+            return LLMError(f"{where} rejected the request (HTTP 400): {text}")
+        if isinstance(cause, openai.APITimeoutError):
+            return LLMError(f"no answer from {where} within {config.timeout:g} s, {config.attempts} attempts")
+        if isinstance(cause, openai.APIStatusError):
+            return LLMError(f"{where} answered HTTP {cause.status_code} after {config.attempts} attempts: {cause.message}")
+        if isinstance(cause, openai.APIConnectionError) and not isinstance(cause.__cause__, CassetteMiss):
+            return EndpointError(f"cannot reach {where} after {config.attempts} attempts ({cause.__cause__ or cause})")
+        if isinstance(cause, InstructorRetryException) and not isinstance(cause.__cause__, openai.APIError):
+            last = str(cause.__cause__ or cause).splitlines()[0]
+            return LLMError(f"the answer did not fit the schema after {cause.n_attempts} attempts ({last})")
+        cause = cause.__cause__
+    return LLMError(f"LLM call failed: {error}")

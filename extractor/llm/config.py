@@ -1,0 +1,87 @@
+"""LLM settings from CLI flags, then the environment, then a config file, then defaults.
+
+The key is never written anywhere by this tool; prefer OPENAI_API_KEY over putting it in a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, SecretStr, ValidationError
+
+from extractor.llm.cassettes import CacheMode
+from extractor.llm.usage import Price
+
+DEFAULT_CONFIG = Path("extractor.toml")
+ENVIRONMENT = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "EXTRACTOR_MODEL": "model"}
+
+
+class StructuredMode(str, Enum):
+    """How the answer is constrained. 'tools' works with OpenAI, vLLM, Ollama and llama.cpp's server."""
+
+    tools = "tools"
+    json_schema = "json_schema"
+    json = "json"
+    md_json = "md_json"
+
+
+class LLMConfig(BaseModel):
+    model: str = "gpt-4o-mini"
+    base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
+    api_key: SecretStr | None = None
+    temperature: float = 0.0
+    timeout: float = Field(default=120.0, description="Seconds to wait for one answer.")
+    mode: StructuredMode = StructuredMode.tools
+    attempts: int = Field(default=5, ge=1, description="HTTP attempts per request (429, 5xx, timeouts, dropped connections).")
+    retry_wait: float = Field(default=1.0, gt=0, description="First backoff wait in seconds; doubles, with jitter.")
+    max_wait: float = Field(default=60.0, gt=0, description="Longest single wait, Retry-After included.")
+    reasks: int = Field(default=2, ge=0, description="Re-asks when the answer does not fit the schema.")
+    feedback_reasks: int = Field(default=1, ge=0, description="Re-asks with the validator's error findings.")
+    max_chars: int = Field(default=60_000, ge=2_000, description="Longest note text sent in one prompt; longer is split.")
+    overlap_chars: int = Field(default=1_500, ge=0)
+    cache: CacheMode = CacheMode.read_write
+    cache_dir: Path = Path(".extractor-cache/completions")
+    prompt: str = "stock_compensation"
+    prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens, by model.")
+
+    @property
+    def endpoint_configured(self) -> bool:
+        """An endpoint was named or a key given: 'auto' then uses the LLM."""
+        return self.base_url is not None or self.api_key is not None
+
+    @property
+    def price(self) -> Price | None:
+        return self.prices.get(self.model)
+
+
+class ConfigError(Exception):
+    """A config file or setting that cannot be used; the message says which and why."""
+
+
+def resolve_config(
+    flags: Mapping[str, Any], environ: Mapping[str, str] | None = None, config_file: Path | None = None
+) -> LLMConfig:
+    """Merge settings: flags (None = not given) over environment over the [llm] table of a TOML file."""
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    path = config_file or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
+    if path is not None:
+        try:
+            values.update(tomllib.loads(path.read_text(encoding="utf-8")).get("llm", {}))
+        except OSError as error:
+            raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from error
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"{path}: not valid TOML ({error})") from error
+    values.update({field: environ[name] for name, field in ENVIRONMENT.items() if environ.get(name)})
+    values.update({key: value for key, value in flags.items() if value is not None})
+    try:
+        return LLMConfig.model_validate(values)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"LLM setting '{where}': {first['msg']}" + (f" (from {path})" if path else "")) from error

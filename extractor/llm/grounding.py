@@ -1,0 +1,209 @@
+"""Ground an LLM's answer: align each quote to the document, find the number in it, compute the value.
+
+Alignment tries, in order: the rebuilt table row named by a 'label | cell' quote, the exact quote,
+the quote after normalizing case, spaces, dashes and quote marks, then a fuzzy match of the quote's
+words around each place the number is printed. A value whose quote cannot be placed keeps no span,
+so the validator reports it (grounding.missing) instead of it passing as trusted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal
+
+from extractor.document import Document
+from extractor.numbers import apply_scale, parse_number, parse_word_number
+from extractor.llm.response_model import QuotedAmount
+from extractor.tables import Table
+from schemas.values import SCALED_UNITS, Amount, SourceSpan
+
+_FOLD = str.maketrans({"\u00a0": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-"})
+_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
+_WORDS = re.compile(r"[a-z]+|\d[\d,.]*")
+_MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.IGNORECASE)
+_PERCENT_AFTER = re.compile(r"\s?%")
+FUZZY_MIN = 0.75  # share of the quote's words found around the number
+
+
+@dataclass(frozen=True)
+class Printed:
+    """What the model says is printed: magnitude, digits after the point, and the marks around it."""
+
+    magnitude: Decimal
+    decimals: int
+    negative: bool
+    percent: bool
+    word: str | None = None  # "ten", "no": numbers printed as words
+
+    @classmethod
+    def parse(cls, text: str) -> Printed | None:
+        parsed = parse_number(text)
+        if parsed:
+            return cls(parsed.magnitude, parsed.decimals, parsed.negative, parsed.percent)
+        word = parse_word_number(text)
+        return cls(word, 0, False, False, text.strip().lower()) if word is not None else None
+
+
+@dataclass(frozen=True)
+class Alignment:
+    span: SourceSpan | None
+    method: str  # table, exact, normalized, fuzzy, or unaligned
+    why: str = ""
+
+
+def _normalize(text: str) -> tuple[str, list[int]]:
+    """Lower-cased text with runs of spaces folded to one, and each character's offset in the original."""
+    out: list[str] = []
+    offsets: list[int] = []
+    for index, char in enumerate(text.translate(_FOLD).lower()):
+        if char.isspace():
+            if out and out[-1] == " ":
+                continue
+            char = " "
+        out.append(char)
+        offsets.append(index)
+    return "".join(out), offsets
+
+
+class Aligner:
+    """One document's text, tables and printed numbers, indexed once for many quotes."""
+
+    def __init__(self, document: Document, tables: list[Table]) -> None:
+        self.text = document.text
+        self.tables = tables
+        self.normalized, self.offsets = _normalize(self.text)
+        self.numbers: dict[Decimal, list[tuple[int, int, int]]] = {}
+        for match in _DIGITS.finditer(self.text):
+            digits = match.group()
+            decimals = len(digits.split(".")[1]) if "." in digits else 0
+            self.numbers.setdefault(Decimal(digits.replace(",", "")), []).append((match.start(), match.end(), decimals))
+
+    def align(self, quote: str, printed: Printed) -> Alignment:
+        """The span of the printed number the quote points at, or why there is none."""
+        places = self._places(printed)
+        if not places:
+            return Alignment(None, "unaligned", f"the number '{_show(printed)}' is printed nowhere in the document")
+        for method, finder in (("table", self._in_table), ("exact", self._exact), ("normalized", self._normalized), ("fuzzy", self._fuzzy)):
+            found = finder(quote, places)
+            if found is not None:
+                start, end = found
+                return Alignment(SourceSpan(start=start, end=end, text=self.text[start:end]), method)
+        return Alignment(None, "unaligned", f"the quote '{quote}' is not in the document")
+
+    def _places(self, printed: Printed) -> list[tuple[int, int]]:
+        if printed.word is not None:
+            pattern = re.compile(rf"\b{re.escape(printed.word)}\b", re.IGNORECASE)
+            return [(m.start(), m.end()) for m in pattern.finditer(self.text)]
+        same = self.numbers.get(printed.magnitude, [])
+        exact = [(start, end) for start, end, decimals in same if decimals == printed.decimals]
+        return exact or [(start, end) for start, end, _ in same]
+
+    def _in_table(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
+        parts = [_normalize(part)[0].strip() for part in quote.split("|")]
+        labels = [part for part in parts[:-1] if part]
+        if not labels:
+            return None
+        wanted = set(places)
+        for table in self.tables:
+            for row in table.rows:
+                label = _normalize(row.label)[0].strip()
+                if not any(part == label or (len(part) >= 4 and (part in label or label in part)) for part in labels):
+                    continue
+                for cell in row.cells:
+                    for number in cell.numbers:
+                        if (number.start, number.end) in wanted:
+                            return number.start, number.end
+        return None
+
+    def _exact(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
+        return _first_inside(places, _occurrences(self.text, quote.strip()))
+
+    def _normalized(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
+        needle = _normalize(quote)[0].strip()
+        spans = [
+            (self.offsets[start], self.offsets[start + len(needle) - 1] + 1)
+            for start in _starts(self.normalized, needle)
+        ]
+        return _first_inside(places, spans)
+
+    def _fuzzy(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
+        words = Counter(_WORDS.findall(_normalize(quote.replace("|", " "))[0]))
+        if sum(words.values()) < 2:
+            return None  # a bare number is no quote: nothing to tell its places apart
+        reach = len(quote) + 20
+        best, best_score = None, FUZZY_MIN
+        for start, end in places:
+            window = Counter(_WORDS.findall(_normalize(self.text[max(0, start - reach) : end + reach])[0]))
+            score = sum((words & window).values()) / sum(words.values())
+            if score > best_score or (best is None and score >= best_score):
+                best, best_score = (start, end), score
+        return best
+
+
+def _starts(haystack: str, needle: str) -> list[int]:
+    if not needle:
+        return []
+    found, at = [], haystack.find(needle)
+    while at != -1:
+        found.append(at)
+        at = haystack.find(needle, at + 1)
+    return found
+
+
+def _occurrences(text: str, quote: str) -> list[tuple[int, int]]:
+    return [(start, start + len(quote)) for start in _starts(text, quote)]
+
+
+def _first_inside(places: list[tuple[int, int]], spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    for low, high in spans:
+        for start, end in places:
+            if low <= start and end <= high:
+                return start, end
+    return None
+
+
+def _show(printed: Printed) -> str:
+    return printed.word or f"{printed.magnitude:,}"
+
+
+class Grounder:
+    """Turns QuotedAmounts into Amounts with spans, keeping a note of every value it could not ground."""
+
+    def __init__(self, document: Document, aligner: Aligner) -> None:
+        self.aligner = aligner
+        self.text = document.text
+        self.problems: list[str] = []
+        self.methods: Counter[str] = Counter()
+
+    def __call__(self, quoted: QuotedAmount, path: str, signed: bool) -> Amount | None:
+        printed = Printed.parse(quoted.printed)
+        if printed is None:
+            self.problems.append(f"{path}: printed '{quoted.printed}' is not a number; left out")
+            return None
+        alignment = self.aligner.align(quoted.quote, printed)
+        self.methods[alignment.method] += 1
+        if alignment.span is None:
+            self.problems.append(f"{path}: {alignment.why}; kept without a source span (ungrounded)")
+        end = alignment.span.end if alignment.span else None
+        percent = printed.percent or (end is not None and bool(_PERCENT_AFTER.match(self.text, end)))
+        months = quoted.unit == "years" and bool(
+            _MONTHS_AFTER.match(self.text, end) if end is not None else re.search(r"\bmonths?\b", quoted.quote, re.I)
+        )
+        unit = "pure" if percent else quoted.unit
+        exponent = -2 if percent else quoted.scale if unit in SCALED_UNITS else 0
+        value = apply_scale(printed.magnitude, exponent)
+        if months:
+            value = (printed.magnitude / 12).quantize(Decimal("0.01")).normalize()
+        if signed and printed.negative:
+            value = -value
+        return Amount(
+            value=value,
+            unit=unit,
+            scale=exponent,
+            decimals=2 if months else printed.decimals,
+            period=quoted.period,
+            source=alignment.span,
+            quote=quoted.quote,
+        )

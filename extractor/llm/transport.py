@@ -1,0 +1,182 @@
+"""The HTTP layer under the openai client: cassettes first, then bounded retries, counting every call.
+
+Retrying here, below openai and instructor, repeats one HTTP request, not a whole conversation: a
+429 on a re-ask does not restart the extraction. openai's own retries are turned off (max_retries=0)
+so there is one policy. What retrying cannot fix (400, 401, 403, 404) passes straight up, and openai
+raises its typed error at once.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    Retrying,
+    retry_if_exception_type,
+    retry_if_result,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from extractor.llm.cassettes import Cassettes
+from extractor.llm.usage import Price, charge
+
+TRANSIENT_ERRORS = (httpx2.TimeoutException, httpx2.NetworkError, httpx2.RemoteProtocolError)
+_DROP_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded exponential backoff with jitter; a server's Retry-After wins, up to `max_wait` seconds."""
+
+    attempts: int = 5
+    initial_wait: float = 1.0
+    max_wait: float = 60.0
+
+    def options(self) -> dict[str, Any]:
+        backoff = wait_exponential_jitter(multiplier=self.initial_wait, max=self.max_wait, jitter=self.initial_wait)
+
+        def wait(state: RetryCallState) -> float:
+            outcome = state.outcome
+            if outcome is not None and not outcome.failed:
+                after = retry_after(outcome.result().headers)
+                if after is not None:
+                    return min(after, self.max_wait)
+            return backoff(state)
+
+        def count(state: RetryCallState) -> None:
+            charge().retries += 1
+
+        return {
+            "stop": stop_after_attempt(self.attempts),
+            "wait": wait,
+            "retry": retry_if_exception_type(TRANSIENT_ERRORS) | retry_if_result(is_transient),
+            "before_sleep": count,
+            "retry_error_callback": lambda state: state.outcome.result(),  # last response, or raise its error
+        }
+
+
+def is_transient(response: httpx2.Response) -> bool:
+    return response.status_code == 429 or response.status_code >= 500
+
+
+def retry_after(headers: httpx2.Headers) -> float | None:
+    """Seconds a server asks us to wait: 'retry-after-ms', 'retry-after' in seconds, or an HTTP date."""
+    if "retry-after-ms" in headers:
+        try:
+            return float(headers["retry-after-ms"]) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+class _Ledger:
+    """What the sync and async transports share: cassette lookups, response rebuilding, counting."""
+
+    def __init__(self, policy: RetryPolicy, cassettes: Cassettes | None, price: Price | None) -> None:
+        self.policy = policy
+        self.cassettes = cassettes
+        self.price = price
+
+    def replayed(self, request: httpx2.Request) -> httpx2.Response | None:
+        recorded = self.cassettes.get(request.content) if self.cassettes else None
+        if recorded is None:
+            return None
+        charge().cache_hits += 1
+        return httpx2.Response(200, headers={"content-type": "application/json"}, content=recorded, request=request)
+
+    def received(self, request: httpx2.Request, response: httpx2.Response, started: float) -> httpx2.Response:
+        """A read response as a fresh one (bodies are decoded), with its tokens and time counted."""
+        usage = charge()
+        usage.requests += 1
+        usage.latency_seconds += time.monotonic() - started
+        headers = [(k, v) for k, v in response.headers.items() if k.lower() not in _DROP_HEADERS]
+        fresh = httpx2.Response(response.status_code, headers=headers, content=response.content, request=request)
+        if response.status_code == 200 and request.url.path.endswith("completions"):
+            try:
+                usage.record_completion(json.loads(response.content), self.price)
+            except ValueError:
+                return fresh  # openai reports the unreadable body
+            if self.cassettes:
+                self.cassettes.put(request.content, response.content)
+        return fresh
+
+    def failed(self, started: float) -> None:
+        usage = charge()
+        usage.requests += 1
+        usage.latency_seconds += time.monotonic() - started
+
+
+class LLMTransport(httpx2.BaseTransport):
+    def __init__(self, ledger: _Ledger, inner: httpx2.BaseTransport | None = None) -> None:
+        self.ledger = ledger
+        self.inner = inner or httpx2.HTTPTransport()
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        request.read()
+        return self.ledger.replayed(request) or Retrying(**self.ledger.policy.options())(self._send, request)
+
+    def _send(self, request: httpx2.Request) -> httpx2.Response:
+        started, response = time.monotonic(), None
+        try:
+            response = self.inner.handle_request(request)
+            response.read()
+        except TRANSIENT_ERRORS:
+            self.ledger.failed(started)
+            raise
+        finally:
+            if response is not None:
+                response.close()
+        return self.ledger.received(request, response, started)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class AsyncLLMTransport(httpx2.AsyncBaseTransport):
+    def __init__(self, ledger: _Ledger, inner: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.ledger = ledger
+        self.inner = inner or httpx2.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        await request.aread()
+        replayed = self.ledger.replayed(request)
+        return replayed or await AsyncRetrying(**self.ledger.policy.options())(self._send, request)
+
+    async def _send(self, request: httpx2.Request) -> httpx2.Response:
+        started, response = time.monotonic(), None
+        try:
+            response = await self.inner.handle_async_request(request)
+            await response.aread()
+        except TRANSIENT_ERRORS:
+            self.ledger.failed(started)
+            raise
+        finally:
+            if response is not None:
+                await response.aclose()
+        return self.ledger.received(request, response, started)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def transports(
+    policy: RetryPolicy, cassettes: Cassettes | None, price: Price | None
+) -> tuple[LLMTransport, AsyncLLMTransport]:
+    """A sync and an async transport sharing one policy, cassette store and price."""
+    ledger = _Ledger(policy, cassettes, price)
+    return LLMTransport(ledger), AsyncLLMTransport(ledger)

@@ -1,0 +1,107 @@
+"""TEST FIXTURE: a scripted OpenAI-compatible HTTP server on 127.0.0.1. No model runs here.
+
+Each request to /v1/chat/completions takes the next scripted reply: a completion built from
+arguments the test wrote (`tool_reply`), an HTTP error, or a delay. The server records every
+request body so tests can check what the client sent, and how many times.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds before answering: longer than the client's timeout makes a timeout
+
+
+def tool_reply(arguments: dict[str, Any] | str, name: str = "StockCompensationNote", tokens: tuple[int, int] = (1000, 200)) -> Reply:
+    """A chat completion whose one tool call carries `arguments`: what a model answers in tools mode."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return Reply(
+        body={
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "scripted-test-fixture",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "tool_calls",
+                    "message": {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": name, "arguments": text}}],
+                    },
+                }
+            ],
+            "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "total_tokens": sum(tokens)},
+        }
+    )
+
+
+def error_reply(status: int, message: str, headers: dict[str, str] | None = None, code: str | None = None) -> Reply:
+    return Reply(status=status, body={"error": {"message": message, "type": "scripted", "code": code}}, headers=headers or {})
+
+
+class ScriptedServer:
+    """Start with `with ScriptedServer() as server:`; `server.base_url` goes to the client."""
+
+    def __init__(self) -> None:
+        self.script: list[Reply] = []
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _next(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(body)
+            if not self.script:
+                return error_reply(500, "scripted test server: no reply left in the script")
+            return self.script.pop(0)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                length = int(self.headers.get("content-length") or 0)
+                reply = server._next(json.loads(self.rfile.read(length) or b"{}"))
+                time.sleep(reply.delay)
+                payload = json.dumps(reply.body).encode("utf-8")
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(payload)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        return Handler
