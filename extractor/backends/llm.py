@@ -23,7 +23,7 @@ from extractor.llm.markdown import section_markdown
 from extractor.llm.merge import merge_all
 from extractor.llm.prompts import Prompt, load_prompt
 from extractor.llm.response_model import quoted_view, to_schema
-from extractor.llm.usage import Usage, current_usage
+from extractor.llm.usage import Usage, counting
 from extractor.periods import infer_fiscal_end
 from extractor.sections import find_note, split
 from extractor.tables import layout
@@ -58,31 +58,21 @@ class LLMBackend:
 
     def extract(self, document: Document, only: frozenset[str] | None = None) -> Extraction:
         """Extract one document (only the named top-level parts of the note, when `only` is given)."""
-        usage = Usage()
-        token = current_usage.set(usage)
-        plan = self._plan(document, only, usage)
-        try:
-            ask = next(plan)
-            while True:
-                ask = plan.send(self._complete(ask))
-        except StopIteration as done:
-            return done.value
-        finally:
-            current_usage.reset(token)
+        with counting() as usage:
+            plan = self._plan(document, only, usage)
+            step = _advance(plan, None)
+            while isinstance(step, Ask):
+                step = _advance(plan, self._complete(step))
+            return step
 
     async def aextract(self, document: Document, only: frozenset[str] | None = None) -> Extraction:
         """As `extract`, on the async client: run many documents concurrently with asyncio.gather."""
-        usage = Usage()
-        token = current_usage.set(usage)
-        plan = self._plan(document, only, usage)
-        try:
-            ask = next(plan)
-            while True:
-                ask = plan.send(await self._acomplete(ask))
-        except StopIteration as done:
-            return done.value
-        finally:
-            current_usage.reset(token)
+        with counting() as usage:
+            plan = self._plan(document, only, usage)
+            step = _advance(plan, None)
+            while isinstance(step, Ask):
+                step = _advance(plan, await self._acomplete(step))
+            return step
 
     def _complete(self, ask: Ask) -> BaseModel:
         try:
@@ -164,6 +154,14 @@ class LLMBackend:
             warnings=warnings,
             usage=usage,
         )
+
+
+def _advance(plan: Generator[Ask, BaseModel, Extraction], answer: BaseModel | None) -> Ask | Extraction:
+    """The plan's next question, or its result once it has no more."""
+    try:
+        return plan.send(answer)  # type: ignore[arg-type]  # None starts a fresh generator
+    except StopIteration as done:
+        return done.value
 
 
 def _feedback(errors: list[Finding]) -> dict[str, str]:

@@ -6,6 +6,8 @@ tasks) each count their own calls without passing a ledger through openai and in
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from decimal import Decimal
 
@@ -60,3 +62,14 @@ current_usage: ContextVar[Usage | None] = ContextVar("current_usage", default=No
 def charge() -> Usage:
     """The ledger of the document being extracted (a throwaway one outside any extraction)."""
     return current_usage.get() or Usage()
+
+
+@contextmanager
+def counting() -> Iterator[Usage]:
+    """A fresh ledger for one document's calls, in effect for the block (and tasks it starts)."""
+    usage = Usage()
+    token = current_usage.set(usage)
+    try:
+        yield usage
+    finally:
+        current_usage.reset(token)
