@@ -116,12 +116,14 @@ def extract(
             failures += 1
             continue
         except EndpointError as error:
+            usage.add(error.usage or Usage())
             err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
             left = len(inputs) - index - 1
             err.print(f"stopped: the endpoint cannot serve any input; {left} more not extracted")
             failures += 1 + left
             break
         except LLMError as error:
+            usage.add(error.usage or Usage())
             err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
             failures += 1
             continue

@@ -125,9 +125,10 @@ def test_500_twice_then_success(server):
 
 def test_500_every_time_gives_up_after_the_attempt_budget(server):
     server.script += [error_reply(500, "boom")] * 3
-    with pytest.raises(LLMError, match="HTTP 500 after 3 attempts"):
+    with pytest.raises(LLMError, match="HTTP 500 after 3 attempts") as failure:
         LLMBackend(config(server, attempts=3)).extract(document(SEEDS[0]))
     assert len(server.requests) == 3
+    assert (failure.value.usage.requests, failure.value.usage.retries) == (3, 2)
 
 
 def test_a_timeout_is_retried_and_a_persistent_one_fails_clearly(server):
@@ -354,6 +355,7 @@ def test_cli_stops_the_batch_when_the_endpoint_refuses_the_key(server):
     result = run_cli("extract", *paths, "--backend", "llm", "--base-url", server.base_url, "--cache", "off")
     assert result.exit_code == 1 and len(server.requests) == 1
     assert "HTTP 401" in result.stderr and "1 more not extracted" in result.stderr
+    assert "LLM usage: 1 requests" in result.stderr  # a failed document's calls are still counted
     assert "2 of 2 inputs could not be read or extracted" in result.stderr
 
 

@@ -16,14 +16,14 @@ from pydantic import BaseModel
 from extractor import __version__
 from extractor.document import Document
 from extractor.extraction import Extraction, Provenance
-from extractor.llm.client import Clients, explain, make_clients
+from extractor.llm.client import Clients, LLMError, explain, make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.grounding import Aligner, Grounder
 from extractor.llm.markdown import section_markdown
 from extractor.llm.merge import merge_all
 from extractor.llm.prompts import Prompt, load_prompt
 from extractor.llm.response_model import quoted_view, to_schema
-from extractor.llm.usage import Usage, counting
+from extractor.llm.usage import Usage, charge, counting
 from extractor.periods import infer_fiscal_end
 from extractor.sections import find_note, split
 from extractor.tables import layout
@@ -78,14 +78,20 @@ class LLMBackend:
         try:
             return self.clients.sync.chat.completions.create(**self.clients.create_kwargs(ask.messages, ask.response_model))
         except Exception as error:  # noqa: BLE001 - every failure becomes one clear LLMError
-            raise explain(error, self.config) from error
+            raise self._failure(error) from error
 
     async def _acomplete(self, ask: Ask) -> BaseModel:
         try:
             kwargs = self.clients.create_kwargs(ask.messages, ask.response_model)
             return await self.clients.run_async.chat.completions.create(**kwargs)
         except Exception as error:  # noqa: BLE001
-            raise explain(error, self.config) from error
+            raise self._failure(error) from error
+
+    def _failure(self, error: Exception) -> LLMError:
+        """The error as one sentence, carrying the calls made so far (a failed document still cost them)."""
+        failure = explain(error, self.config)
+        failure.usage = charge()
+        return failure
 
     def _plan(self, document: Document, only: frozenset[str] | None, usage: Usage) -> Generator[Ask, BaseModel, Extraction]:
         tables, paragraphs = layout(document)

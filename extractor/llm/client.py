@@ -6,6 +6,7 @@ Also turns what can go wrong into one clear sentence: `EndpointError` when nothi
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
@@ -18,7 +19,7 @@ import openai
 from extractor.llm.cassettes import Cassettes, CacheMode, CassetteMiss
 from extractor.llm.config import LLMConfig, StructuredMode
 from extractor.llm.transport import RetryPolicy, transports
-from extractor.llm.usage import charge
+from extractor.llm.usage import Usage, charge
 
 MODES = {
     StructuredMode.tools: instructor.Mode.TOOLS,
@@ -26,11 +27,14 @@ MODES = {
     StructuredMode.json: instructor.Mode.JSON,
     StructuredMode.md_json: instructor.Mode.MD_JSON,
 }
+logging.getLogger("instructor").addHandler(logging.NullHandler())  # its errors reach the user through explain()
 KEYLESS = "no-key"  # local servers (vLLM, Ollama, llama.cpp) ignore the key, but openai requires one
 
 
 class LLMError(Exception):
-    """One document's LLM extraction failed; the others can go on."""
+    """One document's LLM extraction failed; the others can go on. `usage` counts the calls it made."""
+
+    usage: Usage | None = None
 
 
 class EndpointError(LLMError):
