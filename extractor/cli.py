@@ -57,7 +57,7 @@ def iter_inputs(paths: list[Path]) -> Iterator[Path]:
 ACCEPT_HELP = "Accepted findings (JSON Lines of {id, reason}) to set aside, e.g. evals/gold/<document>.accepted.jsonl."
 
 
-LLM = "LLM options (backends llm, hybrid, auto; flags win over the environment and extractor.toml's [llm] table)"
+LLM = "LLM options (backends llm, hybrid, auto; flags win over the environment and extractor.toml's llm table)"
 
 
 @app.command()
@@ -68,17 +68,17 @@ def extract(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of standard output."),
     validate_output: bool = typer.Option(True, "--validate/--no-validate", help="Check every extraction against itself and its document."),
     accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
-    model: str | None = typer.Option(None, help="Model name as the endpoint knows it [default: gpt-4o-mini; env EXTRACTOR_MODEL].", rich_help_panel=LLM),
-    base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama) [env OPENAI_BASE_URL].", rich_help_panel=LLM),
-    api_key: str | None = typer.Option(None, help="API key [env OPENAI_API_KEY, preferred: flags show in process lists]. Local servers need none.", rich_help_panel=LLM),
-    temperature: float | None = typer.Option(None, help="Sampling temperature [default: 0].", rich_help_panel=LLM),
-    timeout: float | None = typer.Option(None, help="Seconds to wait for one answer [default: 120].", rich_help_panel=LLM),
-    mode: StructuredMode | None = typer.Option(None, help="How the answer is constrained to the schema [default: tools, which OpenAI, vLLM, Ollama and llama.cpp all support].", rich_help_panel=LLM),
-    cache: CacheMode | None = typer.Option(None, help="Recorded completions: read-write reuses and records, replay never calls the endpoint, off [default: read-write].", rich_help_panel=LLM),
-    cache_dir: Path | None = typer.Option(None, help="Folder of recorded completions (plain JSON files; commit them to replay) [default: .extractor-cache/completions].", rich_help_panel=LLM),
-    prompt: str | None = typer.Option(None, help="Prompt id, id@vN, or a .toml file [default: stock_compensation, latest version].", rich_help_panel=LLM),
-    max_chars: int | None = typer.Option(None, help="Longest note text in one prompt; longer notes are split with overlap [default: 60000].", rich_help_panel=LLM),
-    config: Path | None = typer.Option(None, help="TOML file with an [llm] table of these settings and [llm.prices.<model>] input/output dollars per million tokens [default: ./extractor.toml if present].", rich_help_panel=LLM),
+    model: str | None = typer.Option(None, help="Model name as the endpoint knows it (default: gpt-4o-mini; env EXTRACTOR_MODEL).", rich_help_panel=LLM),
+    base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama) (env OPENAI_BASE_URL).", rich_help_panel=LLM),
+    api_key: str | None = typer.Option(None, help="API key (env OPENAI_API_KEY, preferred: flags show in process lists). Local servers need none.", rich_help_panel=LLM),
+    temperature: float | None = typer.Option(None, help="Sampling temperature (default: 0).", rich_help_panel=LLM),
+    timeout: float | None = typer.Option(None, help="Seconds to wait for one answer (default: 120).", rich_help_panel=LLM),
+    mode: StructuredMode | None = typer.Option(None, help="How the answer is constrained to the schema (default: tools, which OpenAI, vLLM, Ollama and llama.cpp all support).", rich_help_panel=LLM),
+    cache: CacheMode | None = typer.Option(None, help="Recorded completions: read-write reuses and records, replay never calls the endpoint, off (default: read-write).", rich_help_panel=LLM),
+    cache_dir: Path | None = typer.Option(None, help="Folder of recorded completions (plain JSON files; commit them to replay) (default: .extractor-cache/completions).", rich_help_panel=LLM),
+    prompt: str | None = typer.Option(None, help="Prompt id, id@vN, or a .toml file (default: stock_compensation, latest version).", rich_help_panel=LLM),
+    max_chars: int | None = typer.Option(None, help="Longest note text in one prompt; longer notes are split with overlap (default: 60000).", rich_help_panel=LLM),
+    config: Path | None = typer.Option(None, help="TOML file with an llm table of these settings and llm.prices tables (input/output dollars per million tokens per model) (default: ./extractor.toml if present).", rich_help_panel=LLM),
 ) -> None:
     """Extract every input and validate it; unreadable inputs are reported and the others still processed.
 
@@ -125,6 +125,10 @@ def extract(
         except LLMError as error:
             usage.add(error.usage or Usage())
             err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
+            failures += 1
+            continue
+        except Exception as error:  # noqa: BLE001 - one document's bug must not lose the batch
+            err.print(f"[red]error[/red]: {escape(str(path))}: internal error, please report it: {escape(repr(error))}")
             failures += 1
             continue
         if validate_output:

@@ -379,3 +379,49 @@ def test_a_whole_10k_is_narrowed_to_the_note_and_split_parts_merge(server):
     check_grounded(extraction, ten_k)
     disagreements = [w for w in extraction.warnings if w.startswith("parts of the note disagree")]
     assert disagreements == ["parts of the note disagree: plans[0].shares_authorized: 4400000 kept, 3800000 from a later part of the note set aside"]
+
+
+def test_review_regressions_scale_key_retry_after_cassette_and_failed_reask(server, tmp_path):
+    name = SEEDS[0]
+    good = answer_for(name)
+    bad_scale = json.loads(json.dumps(good))
+    bad_scale["award_activity"][0]["rows"][0]["count"]["scale"] = 1000  # "thousands" read as a multiplier
+    server.script += [tool_reply(bad_scale), tool_reply(good)]
+    extraction = LLMBackend(config(server)).extract(document(name))
+    assert (extraction.usage.requests, extraction.usage.reasks) == (2, 1)  # re-asked, not crashed
+
+    settings = config(server, api_key="sk-secret-123\n")  # pasted from a file
+    assert settings.api_key.get_secret_value() == "sk-secret-123"
+    server.script += [error_reply(401, "Incorrect API key provided: sk-secret-123")]
+    with pytest.raises(EndpointError) as refused:
+        LLMBackend(settings).extract(document(name))
+    assert "sk-secret" not in str(refused.value)
+
+    server.script += [error_reply(429, "slow", {"retry-after": "soon"}), tool_reply(good)]
+    assert LLMBackend(config(server)).extract(document(name)).usage.retries == 1  # unreadable header: backoff
+
+    server.script += [tool_reply(good)]
+    LLMBackend(config(server, cache="read-write", cache_dir=tmp_path)).extract(document(name))
+    recorded = next(tmp_path.rglob("*.json"))
+    recorded.write_text(recorded.read_text()[:100])
+    with pytest.raises(LLMError, match="not a readable recorded completion") as broken:
+        LLMBackend(config(server, cache="replay", cache_dir=tmp_path)).extract(document(name))
+    assert not isinstance(broken.value, EndpointError) and str(recorded) in str(broken.value)
+
+    wrong = json.loads(json.dumps(good))
+    wrong["award_activity"][0]["rows"][4]["count"]["printed"] = "2,831"
+    server.script += [tool_reply(wrong), error_reply(500, "down"), error_reply(500, "down")]
+    kept = LLMBackend(config(server, attempts=2)).extract(document(name))
+    assert any("re-ask with the validator's findings failed" in w for w in kept.warnings)
+    assert kept.note.award_activity[0].rows[4].count.source is None  # the first answer, kept for review
+
+
+def test_a_number_is_grounded_where_it_is_printed_as_written():
+    from extractor.llm.grounding import Aligner, Printed
+    from extractor.loaders import load_text
+
+    doc = load_text("As of December 31, 2019, 2,019 shares remained. The rate was 2.5 percent.", doc_id="t")
+    aligner = Aligner(doc, [])
+    span = aligner.align("As of December 31, 2019, 2,019 shares remained", Printed.parse("2,019")).span
+    assert span.text == "2,019"
+    assert Printed.parse("5.3 years").magnitude == Printed.parse("$13.1 million").magnitude - Decimal("7.8")

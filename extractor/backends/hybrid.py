@@ -13,6 +13,7 @@ import re
 from extractor.backends import rules
 from extractor.backends.llm import LLMBackend
 from extractor.document import Document
+from extractor.llm.client import EndpointError, LLMError
 from extractor.extraction import Extraction
 from extractor.validator import validate
 from schemas.stock_compensation import PART_SIGNALS
@@ -43,7 +44,14 @@ def extract(document: Document, llm: LLMBackend) -> Extraction:
     if not empty and not wrong:
         ruled.warnings.append("hybrid: rules read every part the note mentions and it passed validation; no LLM call")
         return ruled
-    asked = llm.extract(document, only=empty | wrong)
+    try:
+        asked = llm.extract(document, only=empty | wrong)
+    except EndpointError:
+        raise
+    except LLMError as error:
+        ruled.warnings.append(f"hybrid: the LLM failed ({error}); the rules extraction is kept as it is")
+        ruled.usage = error.usage
+        return ruled
     filled = [name for name in sorted(empty | wrong) if getattr(asked.note, name) not in (None, [])]
     note = ruled.note.model_copy(update={name: getattr(asked.note, name) for name in filled})
     provenance = asked.provenance.model_copy(update={"backend": "hybrid"})

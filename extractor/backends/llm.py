@@ -11,12 +11,12 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from extractor import __version__
 from extractor.document import Document
 from extractor.extraction import Extraction, Provenance
-from extractor.llm.client import Clients, LLMError, explain, make_clients
+from extractor.llm.client import Clients, EndpointError, LLMError, explain, make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.grounding import Aligner, Grounder
 from extractor.llm.markdown import section_markdown
@@ -40,6 +40,7 @@ class Ask:
 
     messages: list[dict[str, Any]]
     response_model: type[BaseModel]
+    optional: bool = False  # a failed optional ask answers None (the plan keeps what it has)
 
 
 class LLMBackend:
@@ -49,6 +50,7 @@ class LLMBackend:
         self.config = config
         self.prompt = prompt or load_prompt(config.prompt)
         self._clients = clients
+        self._last_failure = ""
 
     @property
     def clients(self) -> Clients:
@@ -74,24 +76,28 @@ class LLMBackend:
                 step = _advance(plan, await self._acomplete(step))
             return step
 
-    def _complete(self, ask: Ask) -> BaseModel:
+    def _complete(self, ask: Ask) -> BaseModel | None:
         try:
             return self.clients.sync.chat.completions.create(**self.clients.create_kwargs(ask.messages, ask.response_model))
         except Exception as error:  # noqa: BLE001 - every failure becomes one clear LLMError
-            raise self._failure(error) from error
+            return self._failure(ask, error)
 
-    async def _acomplete(self, ask: Ask) -> BaseModel:
+    async def _acomplete(self, ask: Ask) -> BaseModel | None:
         try:
             kwargs = self.clients.create_kwargs(ask.messages, ask.response_model)
             return await self.clients.run_async.chat.completions.create(**kwargs)
         except Exception as error:  # noqa: BLE001
-            raise self._failure(error) from error
+            return self._failure(ask, error)
 
-    def _failure(self, error: Exception) -> LLMError:
-        """The error as one sentence, carrying the calls made so far (a failed document still cost them)."""
+    def _failure(self, ask: Ask, error: Exception) -> None:
+        """None for a failed optional ask; otherwise raise the error as one sentence, carrying the calls
+        made so far (a failed document still cost them)."""
         failure = explain(error, self.config)
+        if ask.optional and not isinstance(failure, EndpointError):
+            self._last_failure = str(failure)
+            return None
         failure.usage = charge()
-        return failure
+        raise failure from error
 
     def _plan(self, document: Document, only: frozenset[str] | None, usage: Usage) -> Generator[Ask, BaseModel, Extraction]:
         tables, paragraphs = layout(document)
@@ -109,18 +115,24 @@ class LLMBackend:
         notes: list[StockCompensationNote] = []
         for chunk in chunks:
             content = section_markdown(document, tables, paragraphs, chunk.start, chunk.end)
+            if not content.strip():
+                continue
             title = document.metadata.title or section.title or document.id
             messages = self.prompt.messages(title=title, fiscal_year_end=fiscal_end.isoformat(), focus=focus, content=content)
             answer = yield Ask(messages, response_model)
-            note, problems = self._ground(answer, document, aligner)
+            within = (chunk.start, chunk.end)
+            note, problems = self._ground(answer, document, aligner, within)
             for _ in range(self.config.feedback_reasks):
                 errors = self._errors(note, document)
                 if not errors:
                     break
                 usage.reasks += 1
                 asked = [*messages, {"role": "assistant", "content": answer.model_dump_json(exclude_defaults=True)}, _feedback(errors)]
-                retried = yield Ask(asked, response_model)
-                retried_note, retried_problems = self._ground(retried, document, aligner)
+                retried = yield Ask(asked, response_model, optional=True)
+                if retried is None:
+                    warnings.append(f"the re-ask with the validator's findings failed ({self._last_failure}); first answer kept")
+                    break
+                retried_note, retried_problems = self._ground(retried, document, aligner, within)
                 if len(self._errors(retried_note, document)) > len(errors):
                     break  # the re-ask made it worse: keep the first answer
                 messages, answer, note, problems = asked, retried, retried_note, retried_problems
@@ -133,9 +145,16 @@ class LLMBackend:
             note.fiscal_year_ends = sorted({i.fiscal_year_end for i in note.award_years} | {fiscal_end}, reverse=True)
         return self._extraction(document, note, len(tables), warnings, usage)
 
-    def _ground(self, answer: BaseModel, document: Document, aligner: Aligner) -> tuple[StockCompensationNote, list[str]]:
-        grounder = Grounder(document, aligner)
-        note = to_schema(answer, StockCompensationNote, grounder)
+    def _ground(
+        self, answer: BaseModel, document: Document, aligner: Aligner, within: tuple[int, int]
+    ) -> tuple[StockCompensationNote, list[str]]:
+        grounder = Grounder(document, aligner, within)
+        try:
+            note = to_schema(answer, StockCompensationNote, grounder)
+        except ValidationError as error:  # a required number the code could not read ("n/a" for an expense)
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise LLMError(f"the answer has numbers that cannot be read ({'; '.join(grounder.problems) or where})") from error
         return note, grounder.problems  # type: ignore[return-value]
 
     def _errors(self, note: StockCompensationNote, document: Document) -> list[Finding]:

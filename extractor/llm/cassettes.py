@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import tempfile
 from enum import Enum
 from pathlib import Path
 
@@ -49,7 +51,10 @@ class Cassettes:
         key = request_key(body)
         path = self.path(key)
         if path.exists():
-            return json.dumps(json.loads(path.read_text(encoding="utf-8"))["response"]).encode("utf-8")
+            try:
+                return json.dumps(json.loads(path.read_text(encoding="utf-8"))["response"]).encode("utf-8")
+            except (OSError, ValueError, KeyError, TypeError) as error:
+                raise CassetteMiss(f"{path}: not a readable recorded completion ({error}); delete it to record again") from error
         if self.mode is CacheMode.replay:
             model = _model(body)
             raise CassetteMiss(
@@ -64,7 +69,10 @@ class Cassettes:
         path = self.path(request_key(body))
         path.parent.mkdir(parents=True, exist_ok=True)
         record = {"request": json.loads(body), "response": json.loads(response)}
-        path.write_text(json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")  # readers never see half a file
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(json.dumps(record, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+        os.replace(temporary, path)
 
 
 def _model(body: bytes) -> str:

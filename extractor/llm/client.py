@@ -7,6 +7,7 @@ Also turns what can go wrong into one clear sentence: `EndpointError` when nothi
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
@@ -90,7 +91,14 @@ def _count_reask(*_: Any, **__: Any) -> None:
 
 
 def explain(error: BaseException, config: LLMConfig) -> LLMError:
-    """The first cause we understand, as a sentence that says what to do."""
+    """The first cause we understand, as a sentence that says what to do (never containing the key)."""
+    failure = _explain(error, config)
+    if config.api_key is not None and config.api_key.get_secret_value() in str(failure):
+        failure = type(failure)(str(failure).replace(config.api_key.get_secret_value(), "***"))
+    return failure
+
+
+def _explain(error: BaseException, config: LLMConfig) -> LLMError:
     where = config.base_url or "the OpenAI API"
     cause: BaseException | None = error
     while cause is not None:
@@ -106,13 +114,16 @@ def explain(error: BaseException, config: LLMConfig) -> LLMError:
             return EndpointError(f"{where} has no model '{config.model}' (HTTP 404); check --model, and that --base-url ends in /v1")
         if isinstance(cause, openai.BadRequestError):
             text = str(cause.message)
-            if "context" in text.lower() or "too long" in text.lower() or "maximum" in text.lower():
+            if cause.code == "context_length_exceeded" or re.search(r"context (length|window)|too many tokens|prompt is too long", text, re.I):
                 return LLMError(f"the prompt is too long for {config.model}'s context (HTTP 400: {text}); lower --max-chars")
             return LLMError(f"{where} rejected the request (HTTP 400): {text}")
         if isinstance(cause, openai.APITimeoutError):
             return LLMError(f"no answer from {where} within {config.timeout:g} s, {config.attempts} attempts")
+        if isinstance(cause, openai.RateLimitError) and cause.code == "insufficient_quota":
+            return EndpointError(f"{where}: the account's quota is used up (HTTP 429 insufficient_quota)")
         if isinstance(cause, openai.APIStatusError):
-            return LLMError(f"{where} answered HTTP {cause.status_code} after {config.attempts} attempts: {cause.message}")
+            tries = f" after {config.attempts} attempts" if cause.status_code == 429 or cause.status_code >= 500 else ""
+            return LLMError(f"{where} answered HTTP {cause.status_code}{tries}: {cause.message}")
         if isinstance(cause, openai.APIConnectionError) and not isinstance(cause.__cause__, CassetteMiss):
             return EndpointError(f"cannot reach {where} after {config.attempts} attempts ({cause.__cause__ or cause})")
         if isinstance(cause, InstructorRetryException) and not isinstance(cause.__cause__, openai.APIError):

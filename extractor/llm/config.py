@@ -12,7 +12,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
 from extractor.llm.cassettes import CacheMode
 from extractor.llm.usage import Price
@@ -34,8 +34,8 @@ class LLMConfig(BaseModel):
     model: str = "gpt-4o-mini"
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
     api_key: SecretStr | None = None
-    temperature: float = 0.0
-    timeout: float = Field(default=120.0, description="Seconds to wait for one answer.")
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    timeout: float = Field(default=120.0, gt=0, description="Seconds to wait for one answer.")
     mode: StructuredMode = StructuredMode.tools
     attempts: int = Field(default=5, ge=1, description="HTTP attempts per request (429, 5xx, timeouts, dropped connections).")
     retry_wait: float = Field(default=1.0, gt=0, description="First backoff wait in seconds; doubles, with jitter.")
@@ -48,6 +48,17 @@ class LLMConfig(BaseModel):
     cache_dir: Path = Path(".extractor-cache/completions")
     prompt: str = "stock_compensation"
     prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens, by model.")
+
+    @field_validator("api_key")
+    @classmethod
+    def _clean_key(cls, key: SecretStr | None) -> SecretStr | None:
+        """Keys pasted from files often end in a newline, which HTTP headers refuse."""
+        if key is None:
+            return None
+        value = key.get_secret_value().strip()
+        if not value.isascii() or any(c.isspace() for c in value):
+            raise ValueError("the API key has spaces or non-ASCII characters; check how it was copied")
+        return SecretStr(value) if value else None
 
     @property
     def endpoint_configured(self) -> bool:

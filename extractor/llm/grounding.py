@@ -23,7 +23,8 @@ _FOLD = str.maketrans({"\u00a0": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"
 _DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
 _WORDS = re.compile(r"[a-z]+|\d[\d,.]*")
 _MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.IGNORECASE)
-_PERCENT_AFTER = re.compile(r"\s?%")
+_PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)", re.IGNORECASE)
+_LEADING_NUMBER = re.compile(r"\s*\$?\s*\(?\s*[\d.,]*\d\s*\)?\s*%?")
 FUZZY_MIN = 0.75  # share of the quote's words found around the number
 
 
@@ -36,12 +37,16 @@ class Printed:
     negative: bool
     percent: bool
     word: str | None = None  # "ten", "no": numbers printed as words
+    digits: str = ""  # as printed, separators kept ("2,019")
 
     @classmethod
     def parse(cls, text: str) -> Printed | None:
         parsed = parse_number(text)
+        if parsed is None and (lead := _LEADING_NUMBER.match(text)):  # "5.3 years", "$13.1 million"
+            parsed = parse_number(lead.group())
         if parsed:
-            return cls(parsed.magnitude, parsed.decimals, parsed.negative, parsed.percent)
+            digits = text[parsed.digits_start : parsed.digits_end] if parsed.digits_end <= len(text) else ""
+            return cls(parsed.magnitude, parsed.decimals, parsed.negative, parsed.percent, digits=digits)
         word = parse_word_number(text)
         return cls(word, 0, False, False, text.strip().lower()) if word is not None else None
 
@@ -80,25 +85,33 @@ class Aligner:
             decimals = len(digits.split(".")[1]) if "." in digits else 0
             self.numbers.setdefault(Decimal(digits.replace(",", "")), []).append((match.start(), match.end(), decimals))
 
-    def align(self, quote: str, printed: Printed) -> Alignment:
-        """The span of the printed number the quote points at, or why there is none."""
+    def align(self, quote: str, printed: Printed, within: tuple[int, int] | None = None) -> Alignment:
+        """The span of the printed number the quote points at, or why there is none.
+
+        Places inside `within` (the part of the note the model read) are tried first, so a quote
+        about the note is not grounded in another note of the same 10-K that prints the same words.
+        """
         places = self._places(printed)
         if not places:
             return Alignment(None, "unaligned", f"the number '{_show(printed)}' is printed nowhere in the document")
-        for method, finder in (("table", self._in_table), ("exact", self._exact), ("normalized", self._normalized), ("fuzzy", self._fuzzy)):
-            found = finder(quote, places)
-            if found is not None:
-                start, end = found
-                return Alignment(SourceSpan(start=start, end=end, text=self.text[start:end]), method)
+        nearby = [p for p in places if within and within[0] <= p[0] < within[1]]
+        for candidates in (nearby, places) if nearby else (places,):
+            for method, finder in (("table", self._in_table), ("exact", self._exact), ("normalized", self._normalized), ("fuzzy", self._fuzzy)):
+                found = finder(quote, candidates)
+                if found is not None:
+                    start, end = found
+                    return Alignment(SourceSpan(start=start, end=end, text=self.text[start:end]), method)
         return Alignment(None, "unaligned", f"the quote '{quote}' is not in the document")
 
     def _places(self, printed: Printed) -> list[tuple[int, int]]:
+        """Where the number is printed: same digits and separators first ("2,019" is not the year 2019)."""
         if printed.word is not None:
             pattern = re.compile(rf"\b{re.escape(printed.word)}\b", re.IGNORECASE)
             return [(m.start(), m.end()) for m in pattern.finditer(self.text)]
         same = self.numbers.get(printed.magnitude, [])
         exact = [(start, end) for start, end, decimals in same if decimals == printed.decimals]
-        return exact or [(start, end) for start, end, _ in same]
+        places = exact or [(start, end) for start, end, _ in same]
+        return sorted(places, key=lambda p: self.text[p[0] : p[1]] != printed.digits)
 
     def _in_table(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
         parts = [_normalize(part)[0].strip() for part in quote.split("|")]
@@ -106,15 +119,18 @@ class Aligner:
         if not labels:
             return None
         wanted = set(places)
-        for table in self.tables:
-            for row in table.rows:
-                label = _normalize(row.label)[0].strip()
-                if not any(part == label or (len(part) >= 4 and (part in label or label in part)) for part in labels):
-                    continue
-                for cell in row.cells:
-                    for number in cell.numbers:
-                        if (number.start, number.end) in wanted:
-                            return number.start, number.end
+        same = lambda part, label: part == label  # noqa: E731
+        overlapping = lambda part, label: len(part) >= 4 and (part in label or label in part)  # noqa: E731
+        for matches in (same, overlapping):  # "RSUs granted" is the RSU row, not the options' "Granted"
+            for table in self.tables:
+                for row in table.rows:
+                    label = _normalize(row.label)[0].strip()
+                    if not any(matches(part, label) for part in labels):
+                        continue
+                    for cell in row.cells:
+                        for number in cell.numbers:
+                            if (number.start, number.end) in wanted:
+                                return number.start, number.end
         return None
 
     def _exact(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
@@ -171,8 +187,9 @@ def _show(printed: Printed) -> str:
 class Grounder:
     """Turns QuotedAmounts into Amounts with spans, keeping a note of every value it could not ground."""
 
-    def __init__(self, document: Document, aligner: Aligner) -> None:
+    def __init__(self, document: Document, aligner: Aligner, within: tuple[int, int] | None = None) -> None:
         self.aligner = aligner
+        self.within = within
         self.text = document.text
         self.problems: list[str] = []
         self.methods: Counter[str] = Counter()
@@ -182,7 +199,7 @@ class Grounder:
         if printed is None:
             self.problems.append(f"{path}: printed '{quoted.printed}' is not a number; left out")
             return None
-        alignment = self.aligner.align(quoted.quote, printed)
+        alignment = self.aligner.align(quoted.quote, printed, self.within)
         self.methods[alignment.method] += 1
         if alignment.span is None:
             self.problems.append(f"{path}: {alignment.why}; kept without a source span (ungrounded)")

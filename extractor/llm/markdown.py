@@ -36,8 +36,9 @@ def table_markdown(document: Document, table: Table) -> str:
 def section_markdown(
     document: Document, tables: list[Table], paragraphs: list[tuple[int, int]], start: int = 0, end: int | None = None
 ) -> str:
-    """Every table and paragraph that starts inside [start, end), in document order, blank-line separated."""
+    """Every table that starts inside [start, end) and the paragraphs' text inside it, in document order."""
     end = len(document.text) if end is None else end
     blocks: list[tuple[int, str]] = [(t.start, table_markdown(document, t)) for t in tables if start <= t.start < end]
-    blocks += [(s, _flat(document.text[s:e])) for s, e in paragraphs if start <= s < end and document.text[s:e].strip()]
+    clipped = ((max(s, start), min(e, end)) for s, e in paragraphs)  # a paragraph longer than a part is cut
+    blocks += [(s, _flat(document.text[s:e])) for s, e in clipped if s < e and document.text[s:e].strip()]
     return "\n\n".join(text for _, text in sorted(blocks, key=lambda block: block[0]))

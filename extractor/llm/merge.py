@@ -24,7 +24,9 @@ def merge(first: BaseModel, second: BaseModel, conflicts: list[str], path: str =
         if a is None or a == [] or a == "":
             update[name] = b
         elif isinstance(a, Amount) and isinstance(b, Amount):
-            if a.value != b.value or a.period != b.period:
+            if a.source is None and b.source is not None and a.value == b.value:
+                update[name] = b  # the same number, grounded
+            elif a.value != b.value or a.period != b.period:
                 conflicts.append(f"{here}: {a.value} kept, {b.value} from a later part of the note set aside")
         elif isinstance(a, BaseModel) and isinstance(b, BaseModel):
             update[name] = merge(a, b, conflicts, here)

@@ -10,7 +10,7 @@ import functools
 import typing
 from collections.abc import Callable
 from types import UnionType
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 from pydantic_core import PydanticUndefined
@@ -27,7 +27,7 @@ class QuotedAmount(BaseModel):
         "Sentence: five to fifteen words around the number, copied exactly."
     )
     unit: Unit
-    scale: int = Field(default=0, description="3 if the table or sentence says 'in thousands', 6 for millions, else 0.")
+    scale: Literal[0, 3, 6, 9] = Field(default=0, description="3 if the table or sentence says 'in thousands', 6 for millions, 9 for billions, else 0.")
     period: Period
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -64,24 +65,26 @@ class RetryPolicy:
 
 
 def is_transient(response: httpx2.Response) -> bool:
-    return response.status_code == 429 or response.status_code >= 500
+    """429 and 5xx, except a 429 for an exhausted quota: waiting will not refill it."""
+    if response.status_code == 429:
+        return b"insufficient_quota" not in response.content
+    return response.status_code >= 500
 
 
 def retry_after(headers: httpx2.Headers) -> float | None:
     """Seconds a server asks us to wait: 'retry-after-ms', 'retry-after' in seconds, or an HTTP date."""
-    if "retry-after-ms" in headers:
-        try:
-            return float(headers["retry-after-ms"]) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
+    seconds: float | None = None
     try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        if "retry-after-ms" in headers:
+            seconds = float(headers["retry-after-ms"]) / 1000
+        elif (value := headers.get("retry-after")) is not None:
+            try:
+                seconds = float(value)
+            except ValueError:
+                seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+    except (ValueError, TypeError, OverflowError):
+        return None  # a header we cannot read: fall back to backoff
+    return max(0.0, seconds) if seconds is not None and math.isfinite(seconds) else None
 
 
 class _Ledger:
