@@ -28,6 +28,7 @@ from extractor.periods import infer_fiscal_end
 from extractor.sections import find_note, split
 from extractor.tables import layout
 from extractor.validator import validate
+from extractor.validator.grounding import SourceText
 from extractor.validator.findings import Finding
 from schemas.stock_compensation import StockCompensationNote
 
@@ -40,7 +41,7 @@ class Ask:
 
     messages: list[dict[str, Any]]
     response_model: type[BaseModel]
-    optional: bool = False  # a failed optional ask answers None (the plan keeps what it has)
+    optional: bool = False  # a failed optional ask answers with its LLMError (the plan keeps what it has)
 
 
 class LLMBackend:
@@ -50,7 +51,6 @@ class LLMBackend:
         self.config = config
         self.prompt = prompt or load_prompt(config.prompt)
         self._clients = clients
-        self._last_failure = ""
 
     @property
     def clients(self) -> Clients:
@@ -76,32 +76,34 @@ class LLMBackend:
                 step = _advance(plan, await self._acomplete(step))
             return step
 
-    def _complete(self, ask: Ask) -> BaseModel | None:
+    def _complete(self, ask: Ask) -> BaseModel | LLMError:
         try:
             return self.clients.sync.chat.completions.create(**self.clients.create_kwargs(ask.messages, ask.response_model))
         except Exception as error:  # noqa: BLE001 - every failure becomes one clear LLMError
             return self._failure(ask, error)
 
-    async def _acomplete(self, ask: Ask) -> BaseModel | None:
+    async def _acomplete(self, ask: Ask) -> BaseModel | LLMError:
         try:
             kwargs = self.clients.create_kwargs(ask.messages, ask.response_model)
             return await self.clients.run_async.chat.completions.create(**kwargs)
         except Exception as error:  # noqa: BLE001
             return self._failure(ask, error)
 
-    def _failure(self, ask: Ask, error: Exception) -> None:
-        """None for a failed optional ask; otherwise raise the error as one sentence, carrying the calls
-        made so far (a failed document still cost them)."""
+    def _failure(self, ask: Ask, error: Exception) -> LLMError:
+        """The error as one sentence: answered to the plan for an optional ask, else raised, carrying the
+        calls made so far (a failed document still cost them)."""
         failure = explain(error, self.config)
         if ask.optional and not isinstance(failure, EndpointError):
-            self._last_failure = str(failure)
-            return None
+            return failure
         failure.usage = charge()
         raise failure from error
 
-    def _plan(self, document: Document, only: frozenset[str] | None, usage: Usage) -> Generator[Ask, BaseModel, Extraction]:
+    def _plan(
+        self, document: Document, only: frozenset[str] | None, usage: Usage
+    ) -> Generator[Ask, BaseModel | LLMError, Extraction]:
         tables, paragraphs = layout(document)
         aligner = Aligner(document, tables)
+        source = SourceText.of(document)  # the validator's view of the document, built once for every re-ask
         section = find_note(document)
         chunks = split(document, section, self.config.max_chars, self.config.overlap_chars)
         warnings = list(document.warnings)
@@ -112,30 +114,31 @@ class LLMBackend:
         response_model = quoted_view(StockCompensationNote, only)
         fiscal_end = infer_fiscal_end(document.text, document.metadata.fiscal_period_end)
         focus = f"Fill only these parts of the schema: {', '.join(sorted(only))}." if only else ""
+        title = document.metadata.title or section.title or document.id
         notes: list[StockCompensationNote] = []
         for chunk in chunks:
             content = section_markdown(document, tables, paragraphs, chunk.start, chunk.end)
             if not content.strip():
                 continue
-            title = document.metadata.title or section.title or document.id
             messages = self.prompt.messages(title=title, fiscal_year_end=fiscal_end.isoformat(), focus=focus, content=content)
             answer = yield Ask(messages, response_model)
             within = (chunk.start, chunk.end)
             note, problems = self._ground(answer, document, aligner, within)
+            errors = self._errors(note, source)
             for _ in range(self.config.feedback_reasks):
-                errors = self._errors(note, document)
                 if not errors:
                     break
                 usage.reasks += 1
                 asked = [*messages, {"role": "assistant", "content": answer.model_dump_json(exclude_defaults=True)}, _feedback(errors)]
                 retried = yield Ask(asked, response_model, optional=True)
-                if retried is None:
-                    warnings.append(f"the re-ask with the validator's findings failed ({self._last_failure}); first answer kept")
+                if isinstance(retried, LLMError):
+                    warnings.append(f"the re-ask with the validator's findings failed ({retried}); first answer kept")
                     break
                 retried_note, retried_problems = self._ground(retried, document, aligner, within)
-                if len(self._errors(retried_note, document)) > len(errors):
+                retried_errors = self._errors(retried_note, source)
+                if len(retried_errors) > len(errors):
                     break  # the re-ask made it worse: keep the first answer
-                messages, answer, note, problems = asked, retried, retried_note, retried_problems
+                messages, answer, note, problems, errors = asked, retried, retried_note, retried_problems, retried_errors
             warnings.extend(problems)
             notes.append(note)
         conflicts: list[str] = []
@@ -157,31 +160,35 @@ class LLMBackend:
             raise LLMError(f"the answer has numbers that cannot be read ({'; '.join(grounder.problems) or where})") from error
         return note, grounder.problems  # type: ignore[return-value]
 
-    def _errors(self, note: StockCompensationNote, document: Document) -> list[Finding]:
-        return validate(self._extraction(document, note, 0, [], None), document).errors
+    def _errors(self, note: StockCompensationNote, source: SourceText) -> list[Finding]:
+        extraction = Extraction(document_id="", document_path="", document_sha256="", note=note, provenance=self._provenance())
+        return validate(extraction, source).errors
+
+    def _provenance(self) -> Provenance:
+        return Provenance(
+            backend="llm",
+            model=self.config.model,
+            prompt_id=self.prompt.name,
+            prompt_hash=self.prompt.hash,
+            code_version=__version__,
+        )
 
     def _extraction(
-        self, document: Document, note: StockCompensationNote, tables: int, warnings: list[str], usage: Usage | None
+        self, document: Document, note: StockCompensationNote, tables: int, warnings: list[str], usage: Usage
     ) -> Extraction:
         return Extraction(
             document_id=document.id,
             document_path=document.path,
             document_sha256=document.sha256,
             note=note,
-            provenance=Provenance(
-                backend="llm",
-                model=self.config.model,
-                prompt_id=self.prompt.name,
-                prompt_hash=self.prompt.hash,
-                code_version=__version__,
-            ),
+            provenance=self._provenance(),
             tables_found=tables,
             warnings=warnings,
             usage=usage,
         )
 
 
-def _advance(plan: Generator[Ask, BaseModel, Extraction], answer: BaseModel | None) -> Ask | Extraction:
+def _advance(plan: Generator[Ask, BaseModel | LLMError, Extraction], answer: BaseModel | LLMError | None) -> Ask | Extraction:
     """The plan's next question, or its result once it has no more."""
     try:
         return plan.send(answer)  # type: ignore[arg-type]  # None starts a fresh generator

@@ -77,7 +77,11 @@ class Aligner:
 
     def __init__(self, document: Document, tables: list[Table]) -> None:
         self.text = document.text
-        self.tables = tables
+        self.rows = [  # (normalized label, its numbers' spans): labels normalized once, not per quote
+            (_normalize(row.label)[0].strip(), [(n.start, n.end) for cell in row.cells for n in cell.numbers])
+            for table in tables
+            for row in table.rows
+        ]
         self.normalized, self.offsets = _normalize(self.text)
         self.numbers: dict[Decimal, list[tuple[int, int, int]]] = {}
         for match in _DIGITS.finditer(self.text):
@@ -122,15 +126,11 @@ class Aligner:
         same = lambda part, label: part == label  # noqa: E731
         overlapping = lambda part, label: len(part) >= 4 and (part in label or label in part)  # noqa: E731
         for matches in (same, overlapping):  # "RSUs granted" is the RSU row, not the options' "Granted"
-            for table in self.tables:
-                for row in table.rows:
-                    label = _normalize(row.label)[0].strip()
-                    if not any(matches(part, label) for part in labels):
-                        continue
-                    for cell in row.cells:
-                        for number in cell.numbers:
-                            if (number.start, number.end) in wanted:
-                                return number.start, number.end
+            for label, spans in self.rows:
+                if any(matches(part, label) for part in labels):
+                    found = next((span for span in spans if span in wanted), None)
+                    if found is not None:
+                        return found
         return None
 
     def _exact(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
@@ -192,7 +192,6 @@ class Grounder:
         self.within = within
         self.text = document.text
         self.problems: list[str] = []
-        self.methods: Counter[str] = Counter()
 
     def __call__(self, quoted: QuotedAmount, path: str, signed: bool) -> Amount | None:
         printed = Printed.parse(quoted.printed)
@@ -200,7 +199,6 @@ class Grounder:
             self.problems.append(f"{path}: printed '{quoted.printed}' is not a number; left out")
             return None
         alignment = self.aligner.align(quoted.quote, printed, self.within)
-        self.methods[alignment.method] += 1
         if alignment.span is None:
             self.problems.append(f"{path}: {alignment.why}; kept without a source span (ungrounded)")
         end = alignment.span.end if alignment.span else None
