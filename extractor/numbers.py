@@ -98,6 +98,7 @@ def parse_word_number(word: str) -> Decimal | None:
 
 _SCALE_WORD = re.compile(r"\b(thousands?|millions?|billions?)\b", re.IGNORECASE)
 _SCALE_WORD_AFTER = re.compile(r"\s*(thousands?|millions?|billions?)\b", re.IGNORECASE)
+_MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.IGNORECASE)
 
 
 def scale_exponent(text: str) -> int | None:
@@ -115,6 +116,11 @@ def scale_word_after(text: str, end: int) -> str | None:
     """The scale word printed right after a number ending at `end` ("$1.55 billion"), lower-cased."""
     match = _SCALE_WORD_AFTER.match(text, end)
     return match.group(1).lower() if match else None
+
+
+def months_after(text: str, end: int) -> bool:
+    """Whether "months" follows a number ending at `end` ("18 months", "36-month"): a term printed in months."""
+    return bool(_MONTHS_AFTER.match(text, end))
 
 
 def apply_scale(value: Decimal, exponent: int) -> Decimal:

@@ -14,6 +14,14 @@ OPTION_LIKE: frozenset[str] = frozenset({"option", "sar"})
 SCALED_UNITS: frozenset[str] = frozenset({"shares", "USD"})  # scale notes never apply to per-share prices, rates or terms
 
 
+def printed_unit(unit: Unit, scale: int, percent: bool) -> tuple[Unit, int]:
+    """The unit and power of ten a printed number takes: percentages become fractions, and a stated
+    scale applies to counts and dollars only. One rule for every backend."""
+    if percent:
+        return "pure", -2
+    return unit, scale if unit in SCALED_UNITS else 0
+
+
 class SourceSpan(BaseModel):
     """Where a number stands in the document text: text == document.text[start:end]."""
 

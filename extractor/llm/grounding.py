@@ -14,15 +14,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from extractor.document import Document
-from extractor.numbers import apply_scale, parse_number, parse_word_number
+from extractor.numbers import apply_scale, months_after, parse_number, parse_word_number
 from extractor.llm.response_model import QuotedAmount
 from extractor.tables import Table
-from schemas.values import SCALED_UNITS, Amount, SourceSpan
+from schemas.values import Amount, SourceSpan, printed_unit
 
 _FOLD = str.maketrans({"\u00a0": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-"})
 _DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
 _WORDS = re.compile(r"[a-z]+|\d[\d,.]*")
-_MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.IGNORECASE)
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"\s*\$?\s*\(?\s*[\d.,]*\d\s*\)?\s*%?")
 FUZZY_MIN = 0.75  # share of the quote's words found around the number
@@ -204,10 +203,9 @@ class Grounder:
         end = alignment.span.end if alignment.span else None
         percent = printed.percent or (end is not None and bool(_PERCENT_AFTER.match(self.text, end)))
         months = quoted.unit == "years" and bool(
-            _MONTHS_AFTER.match(self.text, end) if end is not None else re.search(r"\bmonths?\b", quoted.quote, re.I)
+            months_after(self.text, end) if end is not None else re.search(r"\bmonths?\b", quoted.quote, re.I)
         )
-        unit = "pure" if percent else quoted.unit
-        exponent = -2 if percent else quoted.scale if unit in SCALED_UNITS else 0
+        unit, exponent = printed_unit(quoted.unit, quoted.scale, percent)
         value = apply_scale(printed.magnitude, exponent)
         if months:
             value = (printed.magnitude / 12).quantize(Decimal("0.01")).normalize()

@@ -7,7 +7,6 @@ an error, and so is one read at the wrong scale.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -16,6 +15,7 @@ from extractor.document import Document
 from extractor.numbers import (
     NUMBER_RE,
     SCALE_WORDS,
+    months_after,
     parse_number,
     parse_word_number,
     scale_exponents,
@@ -45,7 +45,6 @@ EXPONENTS: dict[str, tuple[int, ...]] = {
     "pure": (-2, 0),
     "years": (0,),
 }
-_MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -161,7 +160,7 @@ def _check_printing(pair: Located, source: SourceText | None) -> Iterator[Findin
         )
         return
     printed = printed_magnitude(span.text)
-    months = bool(_MONTHS_AFTER.match(source.text, span.end)) if source is not None else None
+    months = months_after(source.text, span.end) if source is not None else None
     exponent = readback_exponent(fact, printed, months) if printed is not None else None
     if exponent is None:
         scales = ", ".join(SCALE_NAMES.get(e, f"×10^{e}") for e in EXPONENTS[fact.unit])

@@ -6,16 +6,13 @@ from decimal import Decimal
 
 from extractor.numbers import apply_scale
 from extractor.tables.model import PrintedNumber
-from schemas.values import SCALED_UNITS, Amount, Period, SourceSpan, Unit
+from schemas.values import Amount, Period, SourceSpan, Unit, printed_unit
 
 
 
 def amount(number: PrintedNumber, unit: Unit, period: Period, scale: int = 0) -> Amount:
     """An Amount from a printed number; percentages become fractions, counts and dollars are scaled."""
-    exponent = scale if unit in SCALED_UNITS else 0
-    if number.percent or unit == "pure":
-        exponent = -2 if number.percent else 0
-        unit = "pure"
+    unit, exponent = printed_unit(unit, scale, number.percent)
     return Amount(
         value=apply_scale(number.magnitude, exponent),
         unit=unit,
