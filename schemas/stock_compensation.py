@@ -159,6 +159,10 @@ class StockCompensationNote(BaseModel):
     share_repurchases: ShareRepurchases | None = None
     preferred_stock: PreferredStock | None = None
 
+    def years_reported(self, latest: date) -> list[date]:
+        """The fiscal year ends the note covers, latest first: those of its per-year facts and `latest`."""
+        return sorted({info.fiscal_year_end for info in self.award_years} | {latest}, reverse=True)
+
 
 # Words that announce each part of the note in a filing. The hybrid backend asks the LLM for a part
 # rules left empty only when the filing says these words: no call for preferred stock a note never mentions.

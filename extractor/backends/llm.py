@@ -145,7 +145,7 @@ class LLMBackend:
         note = merge_all(notes, conflicts)  # type: ignore[assignment]
         warnings.extend(f"parts of the note disagree: {c}" for c in conflicts)
         if not note.fiscal_year_ends:
-            note.fiscal_year_ends = sorted({i.fiscal_year_end for i in note.award_years} | {fiscal_end}, reverse=True)
+            note.fiscal_year_ends = note.years_reported(fiscal_end)
         return self._extraction(document, note, len(tables), warnings, usage)
 
     def _ground(

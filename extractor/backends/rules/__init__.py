@@ -22,8 +22,7 @@ def extract(doc: Document) -> Extraction:
     unmapped = [t.title or t.caption or f"table at offset {t.start}" for t in tables if not mapper.map(t)]
     prose_text = doc.text.replace("\n", " ").replace("\u00a0", " ")  # same length: offsets hold
     extract_prose(note, prose_text, paragraphs, calendar, fiscal_end)
-    years = sorted({info.fiscal_year_end for info in note.award_years} | {fiscal_end}, reverse=True)
-    note.fiscal_year_ends = years
+    note.fiscal_year_ends = note.years_reported(fiscal_end)
     warnings = list(doc.warnings)
     if not tables:
         warnings.append("no tables found; only sentences were read")
