@@ -115,17 +115,15 @@ def extract(
             err.print(f"[red]error[/red]: {escape(str(error))}")
             failures += 1
             continue
-        except EndpointError as error:
-            usage.add(error.usage or Usage())
-            err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
-            left = len(inputs) - index - 1
-            err.print(f"stopped: the endpoint cannot serve any input; {left} more not extracted")
-            failures += 1 + left
-            break
         except LLMError as error:
             usage.add(error.usage or Usage())
             err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
             failures += 1
+            if isinstance(error, EndpointError):  # a key, model or URL problem: no other input would fare better
+                left = len(inputs) - index - 1
+                err.print(f"stopped: the endpoint cannot serve any input; {left} more not extracted")
+                failures += left
+                break
             continue
         except Exception as error:  # noqa: BLE001 - one document's bug must not lose the batch
             err.print(f"[red]error[/red]: {escape(str(path))}: internal error, please report it: {escape(repr(error))}")
