@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench eval browser clean
 
 $(BIN)/extractor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,19 @@ demo: $(BIN)/extractor
 	$(BIN)/extractor extract tests/fixtures/000_a279831d03f6579a.txt tests/fixtures/002_59f0e0194afd947c.txt --format facts -o out/sample.facts.jsonl
 	$(BIN)/extractor score out/sample.facts.jsonl --gold evals/gold
 
-## test: run the test suite
-test: $(BIN)/extractor
+## test: run the test suite (installs Debian's chromium for the report's browser test when run as root)
+test: $(BIN)/extractor browser
 	$(BIN)/python -m pytest -q
+
+## eval: score the rules backend on the heterogeneous suite; stores the run, writes out/eval/run-<id>.html
+eval: $(BIN)/extractor
+	$(BIN)/extractor eval evals/suites/heterogeneous
+
+# Headless Chromium for the HTML report's browser test; skipped (with the reason) when it cannot be installed.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
+	  || echo "note: chromium not installed (needs root and apt-get); the browser test will be skipped"; }
 
 ## bench: the validator's mutation benchmark (detection rates per mutation and rule family)
 bench: $(BIN)/extractor

@@ -4,21 +4,31 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from enum import Enum
 from decimal import Decimal
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
 from rich.text import Text
 
+from evals.harness.compare import compare
+from evals.harness.html_report import render_report, write_report
+from evals.harness.runner import EvalRun, run_suite
+from evals.harness.store import DEFAULT_STORE, RunStore, StoreError
+from evals.harness.suite import SuiteError, load_suite
+from evals.harness.terminal import comparison_report, run_report
 from extractor import __version__
 from extractor.backends.choice import BackendName, extractor_for, resolve_backend
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
+from extractor.gold_cli import gold_app
 from extractor.llm.cassettes import CacheMode
 from extractor.llm.client import EndpointError, LLMError
 from extractor.llm.config import ConfigError, LLMConfig, StructuredMode, resolve_config
@@ -59,26 +69,62 @@ ACCEPT_HELP = "Accepted findings (JSON Lines of {id, reason}) to set aside, e.g.
 
 LLM = "LLM options (backends llm, hybrid, auto; flags win over the environment and extractor.toml's llm table)"
 
+# Options shared by the commands that run a backend (extract, eval): declared once.
+BackendOption = Annotated[BackendName, typer.Option(help="rules: no LLM, no key. llm: the model reads every note. hybrid: rules first, the LLM only for parts rules left empty or got wrong. auto: llm when an endpoint or key is configured, else rules.")]
+ModelOption = Annotated[str | None, typer.Option(help="Model name as the endpoint knows it (default: gpt-4o-mini; env EXTRACTOR_MODEL).", rich_help_panel=LLM)]
+BaseUrlOption = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama) (env OPENAI_BASE_URL).", rich_help_panel=LLM)]
+ApiKeyOption = Annotated[str | None, typer.Option(help="API key (env OPENAI_API_KEY, preferred: flags show in process lists). Local servers need none.", rich_help_panel=LLM)]
+TemperatureOption = Annotated[float | None, typer.Option(help="Sampling temperature (default: 0).", rich_help_panel=LLM)]
+TimeoutOption = Annotated[float | None, typer.Option(help="Seconds to wait for one answer (default: 120).", rich_help_panel=LLM)]
+ModeOption = Annotated[StructuredMode | None, typer.Option(help="How the answer is constrained to the schema (default: tools, which OpenAI, vLLM, Ollama and llama.cpp all support).", rich_help_panel=LLM)]
+CacheOption = Annotated[CacheMode | None, typer.Option(help="Recorded completions: read-write reuses and records, replay never calls the endpoint, off (default: read-write).", rich_help_panel=LLM)]
+CacheDirOption = Annotated[Path | None, typer.Option(help="Folder of recorded completions (plain JSON files; commit them to replay) (default: .extractor-cache/completions).", rich_help_panel=LLM)]
+PromptOption = Annotated[str | None, typer.Option(help="Prompt id, id@vN, or a .toml file (default: stock_compensation, latest version).", rich_help_panel=LLM)]
+MaxCharsOption = Annotated[int | None, typer.Option(help="Longest note text in one prompt; longer notes are split with overlap (default: 60000).", rich_help_panel=LLM)]
+ConfigOption = Annotated[Path | None, typer.Option(help="TOML file with an llm table of these settings and llm.prices tables (input/output dollars per million tokens per model) (default: ./extractor.toml if present).", rich_help_panel=LLM)]
+
+
+LLM_FLAGS = ("model", "base_url", "api_key", "temperature", "timeout", "mode", "cache", "cache_dir", "prompt", "max_chars")
+
+
+def llm_flags(arguments: dict[str, object]) -> dict[str, object]:
+    """The LLM settings among a command's arguments, for resolve_config."""
+    return {name: arguments[name] for name in LLM_FLAGS}
+
+
+def backend_runner(backend: BackendName, flags: dict[str, object], config: Path | None) -> tuple[BackendName, Callable[[Document], Extraction], LLMConfig]:
+    """The chosen backend as a function, with its settings; bad settings exit 2 with the reason."""
+    try:
+        settings = resolve_config(flags, config_file=config) if backend is not BackendName.rules else LLMConfig()
+        chosen, why = resolve_backend(backend, settings)
+        run = extractor_for(chosen, settings)
+    except (ConfigError, PromptError) as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    if backend is BackendName.auto:
+        err.print(f"[dim]{escape(why)}[/dim]")
+    return chosen, run, settings
+
 
 @app.command()
 def extract(
     paths: list[Path] = typer.Argument(..., help="Filing sections: R-page text or HTML, 10-K HTML notes, EDGAR .txt submissions, aligned plain text, or directories of them."),
-    backend: BackendName = typer.Option(BackendName.rules, help="rules: no LLM, no key. llm: the model reads every note. hybrid: rules first, the LLM only for parts rules left empty or got wrong. auto: llm when an endpoint or key is configured, else rules."),
+    backend: BackendOption = BackendName.rules,
     output_format: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json: schema instances with their validation; facts: JSON Lines in the shared facts format; table: facts and findings, readable."),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of standard output."),
     validate_output: bool = typer.Option(True, "--validate/--no-validate", help="Check every extraction against itself and its document."),
     accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
-    model: str | None = typer.Option(None, help="Model name as the endpoint knows it (default: gpt-4o-mini; env EXTRACTOR_MODEL).", rich_help_panel=LLM),
-    base_url: str | None = typer.Option(None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama) (env OPENAI_BASE_URL).", rich_help_panel=LLM),
-    api_key: str | None = typer.Option(None, help="API key (env OPENAI_API_KEY, preferred: flags show in process lists). Local servers need none.", rich_help_panel=LLM),
-    temperature: float | None = typer.Option(None, help="Sampling temperature (default: 0).", rich_help_panel=LLM),
-    timeout: float | None = typer.Option(None, help="Seconds to wait for one answer (default: 120).", rich_help_panel=LLM),
-    mode: StructuredMode | None = typer.Option(None, help="How the answer is constrained to the schema (default: tools, which OpenAI, vLLM, Ollama and llama.cpp all support).", rich_help_panel=LLM),
-    cache: CacheMode | None = typer.Option(None, help="Recorded completions: read-write reuses and records, replay never calls the endpoint, off (default: read-write).", rich_help_panel=LLM),
-    cache_dir: Path | None = typer.Option(None, help="Folder of recorded completions (plain JSON files; commit them to replay) (default: .extractor-cache/completions).", rich_help_panel=LLM),
-    prompt: str | None = typer.Option(None, help="Prompt id, id@vN, or a .toml file (default: stock_compensation, latest version).", rich_help_panel=LLM),
-    max_chars: int | None = typer.Option(None, help="Longest note text in one prompt; longer notes are split with overlap (default: 60000).", rich_help_panel=LLM),
-    config: Path | None = typer.Option(None, help="TOML file with an llm table of these settings and llm.prices tables (input/output dollars per million tokens per model) (default: ./extractor.toml if present).", rich_help_panel=LLM),
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
+    temperature: TemperatureOption = None,
+    timeout: TimeoutOption = None,
+    mode: ModeOption = None,
+    cache: CacheOption = None,
+    cache_dir: CacheDirOption = None,
+    prompt: PromptOption = None,
+    max_chars: MaxCharsOption = None,
+    config: ConfigOption = None,
 ) -> None:
     """Extract every input and validate it; unreadable inputs are reported and the others still processed.
 
@@ -92,17 +138,8 @@ def extract(
       extractor extract note.htm --backend llm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-7B-Instruct
     """
     accepted = _accepted(accept)
-    flags = {"model": model, "base_url": base_url, "api_key": api_key, "temperature": temperature, "timeout": timeout,
-             "mode": mode, "cache": cache, "cache_dir": cache_dir, "prompt": prompt, "max_chars": max_chars}
-    try:
-        settings = resolve_config(flags, config_file=config) if backend is not BackendName.rules else LLMConfig()
-        chosen, why = resolve_backend(backend, settings)
-        run = extractor_for(chosen, settings)
-    except (ConfigError, PromptError) as error:
-        err.print(f"[red]error[/red]: {escape(str(error))}")
-        raise typer.Exit(code=2) from error
-    if backend is BackendName.auto:
-        err.print(f"[dim]{escape(why)}[/dim]")
+    flags = llm_flags(locals())
+    chosen, run, _ = backend_runner(backend, flags, config)
     extractions: list[Extraction] = []
     failures = 0
     usage = Usage()
@@ -361,10 +398,135 @@ def _read_facts_file(path: Path, text: str) -> dict[str | None, tuple[list[Fact]
     return by_document
 
 
+@app.command("eval")
+def eval_command(
+    suite_path: Path = typer.Argument(..., metavar="SUITE", help="A suite folder holding suite.toml (or the manifest itself), e.g. evals/suites/heterogeneous."),
+    backend: BackendOption = BackendName.rules,
+    baseline: str | None = typer.Option(None, help="A stored run id to compare against, or 'latest' (the newest stored run of this suite)."),
+    fail_under: float | None = typer.Option(None, min=0, max=1, help="Exit 1 when the run's F1 is below this (0-1): a CI gate."),
+    no_regressions: bool = typer.Option(False, "--no-regressions", help="Exit 1 when a gold fact right in the baseline is not right now, or a new extra appears (needs --baseline)."),
+    store: Path = typer.Option(DEFAULT_STORE, help="SQLite file of stored runs (created when missing)."),
+    html: Path | None = typer.Option(None, help="Where to write the HTML report (default: out/eval/run-<id>.html)."),
+    label: str | None = typer.Option(None, help="A note stored with the run, e.g. 'lexicon: forfeited rows'."),
+    show: int = typer.Option(25, help="Changed facts listed per kind in the terminal (the HTML report lists all)."),
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
+    temperature: TemperatureOption = None,
+    timeout: TimeoutOption = None,
+    mode: ModeOption = None,
+    cache: CacheOption = None,
+    cache_dir: CacheDirOption = None,
+    prompt: PromptOption = None,
+    max_chars: MaxCharsOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Score a backend (and prompt) on a suite against its gold; store the run; compare with a baseline.
+
+    Prints precision, recall and F1 (value right, and 'found F1' for finding the fact whatever its
+    value) per concept group, award type, document format and document, the grounding rate, the
+    validator pass rate and LLM usage, then, with --baseline, the facts newly right and newly
+    wrong and a paired bootstrap over documents that says whether the change is more than noise.
+    Every run is stored in --store; the HTML report has a drill-down per document.
+
+    Exit status: 0; 1 when a gate fails (--fail-under, --no-regressions) or the endpoint cannot
+    serve; 2 for a bad suite, store, baseline or settings.
+
+    Examples:
+      extractor eval evals/suites/heterogeneous
+      extractor eval evals/suites/heterogeneous --baseline latest --no-regressions --fail-under 0.5
+      extractor eval evals/suites/seeds --backend llm --prompt stock_compensation@v1 --cache replay --cache-dir evals/cassettes
+    """
+    try:
+        suite = load_suite(suite_path)
+        runs = RunStore(store)
+        base = _baseline(runs, suite.name, baseline)
+    except (SuiteError, StoreError) as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    if no_regressions and base is None:
+        err.print("[red]error[/red]: --no-regressions needs a baseline run (--baseline ID or latest, with a stored run)")
+        raise typer.Exit(code=2)
+    flags = llm_flags(locals())
+    chosen, extract_one, settings = backend_runner(backend, flags, config)
+    llm = chosen is not BackendName.rules
+    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True) as progress:
+        task = progress.add_task(f"eval {suite.name} ({chosen.value})", total=len(suite.documents))
+        try:
+            run = run_suite(suite, extract_one, chosen.value, model=settings.model if llm else None,
+                            prompt_id=settings.prompt if llm else None, label=label,
+                            on_document=lambda document: progress.advance(task))
+        except EndpointError as error:
+            err.print(f"[red]error[/red]: {escape(str(error))}")
+            err.print("stopped: the endpoint cannot serve any document; the run was not stored")
+            raise typer.Exit(code=1) from error
+    runs.save(run)
+    metrics = run.metrics()
+    console = Console(width=None if sys.stdout.isatty() else 150)
+    console.print(run_report(run, metrics))
+    comparison = compare(base, run) if base is not None else None
+    if comparison is not None:
+        console.print(comparison_report(comparison, limit=show))
+    report = html or Path("out/eval") / f"run-{run.id}.html"
+    write_report(report, render_report(run, metrics, suite, runs.runs(suite.name), comparison))
+    err.print(f"run {run.id} stored in {store}; report: {report}")
+    failed_gates = []
+    if fail_under is not None and metrics.overall.f1 < fail_under:
+        failed_gates.append(f"F1 {metrics.overall.f1:.3f} is below --fail-under {fail_under}")
+    if no_regressions and comparison is not None and comparison.regressions:
+        failed_gates.append(f"{len(comparison.newly_wrong)} facts newly wrong and {len(comparison.new_extras)} new extras against run {comparison.baseline.id}")
+    for message in failed_gates:
+        err.print(f"[red]gate failed[/red]: {escape(message)}")
+    if failed_gates:
+        raise typer.Exit(code=1)
+
+
+def _baseline(runs: RunStore, suite: str, baseline: str | None) -> EvalRun | None:
+    if baseline is None:
+        return None
+    if baseline == "latest":
+        latest = runs.latest(suite)
+        if latest is None:
+            err.print(f"[yellow]note[/yellow]: no stored run of suite {escape(suite)} yet; nothing to compare with")
+            return None
+        return runs.load(latest)
+    if not baseline.isdigit():
+        raise StoreError(f"--baseline must be a run id or 'latest', not {baseline!r}")
+    return runs.load(int(baseline))
+
+
+@app.command("eval-runs")
+def eval_runs_command(
+    suite: str | None = typer.Option(None, help="Only runs of this suite (its name in suite.toml)."),
+    store: Path = typer.Option(DEFAULT_STORE, help="SQLite file of stored runs."),
+) -> None:
+    """List stored eval runs, oldest first: the ids to pass to 'eval --baseline'."""
+    if not store.exists():
+        err.print(f"[red]error[/red]: {store} does not exist yet; 'extractor eval SUITE' creates it")
+        raise typer.Exit(code=2)
+    try:
+        summaries = RunStore(store).runs(suite)
+    except StoreError as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    table = RichTable(title=f"Eval runs in {store}", title_justify="left")
+    for column in ("id", "created", "suite", "backend", "model", "prompt", "code", "label", "F1"):
+        table.add_column(column, justify="right" if column in ("id", "F1") else "left", overflow="fold")
+    for r in summaries:
+        prompt_name = f"{r.prompt_id} {r.prompt_hash or ''}".strip() if r.prompt_id else ""
+        table.add_row(str(r.id), r.created, escape(r.suite), r.backend, escape(r.model or ""), escape(prompt_name),
+                      escape(r.code_version), escape(r.label or ""), f"{r.f1:.3f}")
+    Console(width=None if sys.stdout.isatty() else 150).print(table)
+
+
 @app.command()
 def version() -> None:
     """Print the version."""
     typer.echo(__version__)
+
+
+app.add_typer(gold_app, name="gold", help="Build gold facts for eval suites.")
 
 
 def main() -> None:

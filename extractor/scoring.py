@@ -20,6 +20,7 @@ class Score:
     missed: list[Fact] = field(default_factory=list)
     extra: list[Fact] = field(default_factory=list)
     wrong_value: list[tuple[Fact, Fact]] = field(default_factory=list)  # (predicted, gold)
+    right: list[tuple[Fact, Fact]] = field(default_factory=list)  # (predicted, gold), values agree
 
     @property
     def precision(self) -> float:
@@ -42,6 +43,7 @@ class Score:
         self.missed += other.missed
         self.extra += other.extra
         self.wrong_value += other.wrong_value
+        self.right += other.right
 
 
 def _same(a: Fact, b: Fact) -> bool:
@@ -66,6 +68,7 @@ def score(predicted: list[Fact], gold: list[Fact]) -> Score:
         result.found += 1
         if values_agree(best, gold_fact):
             result.correct += 1
+            result.right.append((best, gold_fact))
         else:
             result.wrong_value.append((best, gold_fact))
     result.extra = unused

@@ -351,3 +351,35 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
     note.valuation_assumptions = list(assumptions.values())
     note.fiscal_year_ends = sorted({f.period.end_date for f in facts if f.period.end}, reverse=True)
     return note
+
+
+# The parts of a note, for scores per part. Every concept lands in exactly one.
+GROUPS = ("options roll-forward", "other awards", "assumptions", "expense", "unrecognized cost", "plan", "repurchase")
+_GROUP_OF: dict[str, str] = {
+    **{concept: "assumptions" for concept, _ in ASSUMPTIONS.values()},
+    **dict.fromkeys((UNRECOGNIZED, UNRECOGNIZED_PERIOD), "unrecognized cost"),
+    **dict.fromkeys((
+        EXPENSE, "ShareBasedCompensation", "AllocatedShareBasedCompensationExpenseNetOfTax",
+        "EmployeeServiceShareBasedCompensationTaxBenefitFromCompensationExpense",
+    ), "expense"),
+    **dict.fromkeys((
+        *REPURCHASES.values(), *REPURCHASE_YEAR.values(), *PREFERRED.values(),
+        "TreasuryStockSharesAcquired", "PaymentsForRepurchaseOfCommonStock",
+    ), "repurchase"),
+    **dict.fromkeys((
+        *PLAN.values(), "StockIssuedDuringPeriodSharesEmployeeStockPurchasePlans",
+        f"{P}PerShareWeightedAveragePriceOfSharesPurchased", f"{PL}PurchasePriceOfCommonStockPercent",
+    ), "plan"),
+    CASH_SETTLEMENT: "other awards",
+}
+
+
+def concept_group(fact: Fact) -> str:
+    """Which part of the note a fact belongs to; award facts split by options/SARs vs other awards."""
+    group = _GROUP_OF.get(fact.concept)
+    if group:
+        return group
+    award = fact.dims.get("award")
+    if award in OPTION_LIKE or (award is None and "Option" in fact.concept):
+        return "options roll-forward"
+    return "other awards"

@@ -351,3 +351,14 @@ def test_months_read_back_as_years_within_rounding() -> None:
     assert "grounding.readback" in rules_of(validate_facts([months.model_copy(update={"value": Decimal("1.9")})]))
     tenths = months.model_copy(update={"value": Decimal("0.1"), "source": base.source.model_copy(update={"text": "0.9"})})
     assert "grounding.readback" in rules_of(validate_facts([tenths]))  # "0.9" is not a count of months
+
+
+def test_an_empty_extraction_of_a_text_that_prints_numbers_fails_for_review():
+    from extractor.document import Document
+
+    prose = Document(id="p", path="p.txt", format="rpage-text",
+                     text="Note 9. During fiscal 2018, 86 thousand awards were granted at $237.86 each.")
+    report = validate(rules.extract(prose), prose)
+    assert [(f.rule, f.severity) for f in report.findings] == [("coverage.empty", "error")]
+    assert "prints 4 numbers" in report.findings[0].message and not report.passed
+    assert validate(rules.extract(prose)).passed  # without the document there is nothing to compare with

@@ -5,7 +5,7 @@
 
 Rules and their ids: rollforward.count, rollforward.weighted_average, totals.sum,
 consistency.{conflict,subset,outstanding_split,exercise_proceeds,range},
-plausibility.{bounds,dates}, grounding.{missing,span,readback}, scale.context.
+plausibility.{bounds,dates}, grounding.{missing,span,readback}, scale.context, coverage.empty.
 No LLM, no network, no clock: the same input gives the same findings.
 """
 
@@ -16,6 +16,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from extractor.document import Document
+from extractor.numbers import NUMBER_RE
 from extractor.validator.arithmetic import (
     check_rollforwards,
     check_totals,
@@ -60,7 +61,23 @@ def validate(
     extraction: Extraction, document: Document | SourceText | None = None, accepted: Collection[str] = ()
 ) -> Validation:
     """Validate an extraction; with its document, spans and scales are checked against the text too."""
-    return _run(iter_located_facts(extraction.note), document, accepted, extraction.note.fiscal_year_ends)
+    report = _run(iter_located_facts(extraction.note), document, accepted, extraction.note.fiscal_year_ends)
+    report.findings += check_empty(extraction, document)
+    return report
+
+
+def check_empty(extraction: Extraction, document: Document | SourceText | None) -> list[Finding]:
+    """Nothing extracted from a text that prints numbers is a miss to review, not a pass."""
+    if document is None or next(iter_located_facts(extraction.note), None) is not None:
+        return []
+    printed = len(NUMBER_RE.findall(document.text))
+    if not printed:
+        return []
+    return [Finding(
+        rule="coverage.empty", severity="error",
+        message=f"nothing was extracted, although the document prints {printed} numbers: its layout was not "
+                "understood, or it is not a stock-compensation note",
+    )]
 
 
 def validate_facts(

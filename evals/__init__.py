@@ -1,0 +1,1 @@
+"""Eval suites (data) and the harness that scores any backend against them (evals.harness)."""

@@ -1,0 +1,199 @@
+"""Run one backend over a suite: load, extract, validate and score every document; nothing skipped.
+
+A document that cannot be loaded or extracted is a failed document whose gold facts all count
+as missed, so a backend cannot raise its score by failing on hard inputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from evals.harness.metrics import Counts, grounding_rate, tally, tally_by
+from evals.harness.outcomes import FactOutcome, fact_outcomes
+from evals.harness.suite import Suite, SuiteDocument
+from extractor import __version__
+from extractor.document import LoadError
+from extractor.extraction import Extraction
+from extractor.llm.client import EndpointError, LLMError
+from extractor.llm.usage import Usage
+from extractor.loaders import load
+from extractor.document import Document
+from extractor.validator import validate
+from schemas.concepts import to_facts
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class FindingSummary(BaseModel):
+    rule: str
+    severity: str
+    message: str
+
+
+class DocumentResult(BaseModel):
+    id: str
+    format: str = ""
+    status: Literal["extracted", "failed"]
+    reason: str | None = Field(default=None, description="Why a failed document failed.")
+    passed: bool | None = Field(default=None, description="Validator verdict (None when not extracted).")
+    findings: list[FindingSummary] = Field(default_factory=list)
+    usage: Usage | None = None
+    seconds: float = 0.0
+
+
+class Metrics(BaseModel):
+    overall: Counts
+    by_group: dict[str, Counts]
+    by_award: dict[str, Counts]
+    by_document: dict[str, Counts]
+    by_format: dict[str, Counts]
+    grounding_rate: float | None
+    validation_pass_rate: float | None
+    documents: int
+    failed_documents: int
+    usage: Usage | None
+    seconds: float
+
+
+class EvalRun(BaseModel):
+    id: int | None = None
+    created: str
+    suite: str
+    suite_fingerprint: str
+    backend: str
+    model: str | None = None
+    prompt_id: str | None = None
+    prompt_hash: str | None = None
+    code_version: str
+    label: str | None = None
+    documents: list[DocumentResult]
+    outcomes: list[FactOutcome]
+
+    def metrics(self) -> Metrics:
+        extracted = [d for d in self.documents if d.status == "extracted"]
+        formats = {d.id: d.format or "(unnamed)" for d in self.documents}
+        usages = [d.usage for d in self.documents if d.usage is not None]
+        total_usage = None
+        if usages:
+            total_usage = Usage()
+            for usage in usages:
+                total_usage.add(usage)
+        return Metrics(
+            overall=tally(self.outcomes),
+            by_group=tally_by(self.outcomes, lambda row: row.group),
+            by_award=tally_by(self.outcomes, lambda row: row.award),
+            by_document={d.id: tally(r for r in self.outcomes if r.document == d.id) for d in self.documents},
+            by_format=tally_by(self.outcomes, lambda row: formats.get(row.document, "")),
+            grounding_rate=grounding_rate(self.outcomes),
+            validation_pass_rate=sum(bool(d.passed) for d in extracted) / len(extracted) if extracted else None,
+            documents=len(self.documents),
+            failed_documents=len(self.documents) - len(extracted),
+            usage=total_usage,
+            seconds=sum(d.seconds for d in self.documents),
+        )
+
+
+Extract = Callable[[Document], Extraction]
+
+
+def run_suite(
+    suite: Suite,
+    extract: Extract,
+    backend: str,
+    *,
+    model: str | None = None,
+    prompt_id: str | None = None,
+    prompt_hash: str | None = None,
+    label: str | None = None,
+    on_document: Callable[[SuiteDocument], None] | None = None,
+) -> EvalRun:
+    """Every document of the suite through `extract`; an EndpointError stops the run (nothing could pass)."""
+    results: list[DocumentResult] = []
+    outcomes: list[FactOutcome] = []
+    for document in suite.documents:
+        result, extraction = _run_one(document, extract)
+        results.append(result)
+        predicted = to_facts(extraction.note) if extraction else []
+        outcomes += fact_outcomes(document.id, predicted, document.gold_facts())
+        if extraction is not None:  # the LLM's provenance, when it ran, names what was really used
+            model = extraction.provenance.model or model
+            prompt_id = extraction.provenance.prompt_id or prompt_id
+            prompt_hash = extraction.provenance.prompt_hash or prompt_hash
+        if on_document:
+            on_document(document)
+    return EvalRun(
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        suite=suite.name,
+        suite_fingerprint=suite.fingerprint(),
+        backend=backend,
+        model=model,
+        prompt_id=prompt_id,
+        prompt_hash=prompt_hash,
+        code_version=code_version(),
+        label=label,
+        documents=results,
+        outcomes=outcomes,
+    )
+
+
+def _run_one(document: SuiteDocument, extract: Extract) -> tuple[DocumentResult, Extraction | None]:
+    started = time.perf_counter()
+
+    def failed(reason: str, usage: Usage | None = None) -> tuple[DocumentResult, None]:
+        seconds = time.perf_counter() - started
+        result = DocumentResult(id=document.id, format=document.format, status="failed", reason=reason, usage=usage, seconds=seconds)
+        return result, None
+
+    try:
+        loaded = load(document.path)
+        extraction = extract(loaded)
+    except LoadError as error:
+        return failed(str(error))
+    except EndpointError:
+        raise
+    except LLMError as error:
+        return failed(str(error), error.usage)
+    except Exception as error:  # noqa: BLE001 - one document's bug must not lose the run
+        return failed(f"internal error, please report it: {error!r}")
+    validation = validate(extraction, loaded, document.accepted_findings())
+    result = DocumentResult(
+        id=document.id,
+        format=document.format,
+        status="extracted",
+        passed=validation.passed,
+        findings=[FindingSummary(rule=f.rule, severity=f.severity, message=f.message) for f in validation.findings],
+        usage=extraction.usage,
+        seconds=time.perf_counter() - started,
+    )
+    return result, extraction
+
+
+def code_version() -> str:
+    """Package version, git commit (+dirty) when run from a checkout, and a hash of code and prompts.
+
+    The hash tells apart two runs of uncommitted edits, which a commit id alone cannot.
+    """
+    digest = hashlib.sha256()
+    for folder in ("extractor", "schemas", "prompts"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".toml") and path.is_file():
+                digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
+    parts = [__version__]
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=5
+        )
+        if commit.returncode == 0 and commit.stdout.strip():
+            parts.append(commit.stdout.strip())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    parts.append(f"src:{digest.hexdigest()[:10]}")
+    return " ".join(parts)

@@ -1,0 +1,124 @@
+"""A suite: documents with their gold facts, listed in a `suite.toml` manifest.
+
+```toml
+[suite]
+name = "heterogeneous"
+description = "..."
+
+[[documents]]
+id = "002_prose"                       # unique; names the document in scores and reports
+path = "documents/002_prose.txt"       # relative to the manifest
+gold = "gold/002_prose.facts.jsonl"    # facts format (shared/spec/facts.md)
+accepted = "gold/002_prose.accepted.jsonl"   # optional: filing quirks the gold keeps
+format = "prose"                       # how it is laid out, for people and per-format reading
+source = "Seed 002 restated in sentences only"
+tags = ["synthetic"]                   # "real" or "synthetic", plus any others
+```
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from extractor.validator import read_accepted
+from schemas.facts import Fact
+
+MANIFEST = "suite.toml"
+
+
+class SuiteError(Exception):
+    """A manifest that cannot be used; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class SuiteDocument:
+    id: str
+    path: Path
+    gold: Path
+    accepted: Path | None
+    format: str
+    source: str
+    tags: tuple[str, ...]
+
+    def gold_facts(self) -> list[Fact]:
+        try:
+            lines = self.gold.read_text(encoding="utf-8").splitlines()
+            return [Fact.from_json(line) for line in lines if line.strip()]
+        except (OSError, ValueError) as error:
+            raise SuiteError(f"{self.gold}: gold of {self.id} cannot be read ({error})") from error
+
+    def accepted_findings(self) -> dict[str, str]:
+        return read_accepted(self.accepted) if self.accepted else {}
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    description: str
+    manifest: Path
+    documents: tuple[SuiteDocument, ...]
+
+    def fingerprint(self) -> str:
+        """Hash of the manifest, documents and gold: two runs are comparable fact by fact when equal."""
+        digest = hashlib.sha256(self.manifest.read_bytes())
+        for document in self.documents:
+            for path in (document.path, document.gold, document.accepted):
+                if path is not None:
+                    digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
+
+
+def load_suite(path: Path) -> Suite:
+    """Read `path/suite.toml` (or the manifest file itself); every listed file must exist."""
+    manifest = path / MANIFEST if path.is_dir() else path
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SuiteError(f"{manifest}: no suite manifest here ({error.strerror or error})") from error
+    except tomllib.TOMLDecodeError as error:
+        raise SuiteError(f"{manifest}: not valid TOML ({error})") from error
+    header = data.get("suite", {})
+    entries = data.get("documents", [])
+    if not entries:
+        raise SuiteError(f"{manifest}: lists no [[documents]]")
+    root = manifest.parent
+    documents: list[SuiteDocument] = []
+    for number, entry in enumerate(entries, start=1):
+        documents.append(_document(manifest, root, number, entry))
+    ids = [d.id for d in documents]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise SuiteError(f"{manifest}: document ids listed twice: {', '.join(duplicates)}")
+    return Suite(
+        name=str(header.get("name") or root.name),
+        description=str(header.get("description", "")),
+        manifest=manifest,
+        documents=tuple(documents),
+    )
+
+
+def _document(manifest: Path, root: Path, number: int, entry: dict) -> SuiteDocument:
+    where = f"{manifest}: document {number}"
+    missing = [key for key in ("id", "path", "gold") if not entry.get(key)]
+    if missing:
+        raise SuiteError(f"{where}: missing {', '.join(missing)}")
+    where = f"{manifest}: document {entry['id']!r}"
+    paths = {key: (root / entry[key]).resolve() for key in ("path", "gold", "accepted") if entry.get(key)}
+    for key, resolved in paths.items():
+        if not resolved.is_file():
+            raise SuiteError(f"{where}: {key} {entry[key]} does not exist ({resolved})")
+    tags = entry.get("tags", [])
+    if not isinstance(tags, list):
+        raise SuiteError(f"{where}: tags must be a list of strings")
+    return SuiteDocument(
+        id=str(entry["id"]),
+        path=paths["path"],
+        gold=paths["gold"],
+        accepted=paths.get("accepted"),
+        format=str(entry.get("format", "")),
+        source=str(entry.get("source", "")),
+        tags=tuple(str(tag) for tag in tags),
+    )

@@ -1,0 +1,126 @@
+"""The eval run and its comparison as rich terminal tables."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from evals.harness.compare import Change, Comparison
+from evals.harness.metrics import Counts
+from evals.harness.runner import EvalRun, Metrics
+from extractor.render import short_concept
+from schemas.concepts import GROUPS
+
+SCORE_COLUMNS = ("gold", "predicted", "found F1", "value acc.", "precision", "recall", "F1")
+
+
+def _score_table(title: str, first: str, rows: dict[str, Counts], total: Counts | None = None) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column(first)
+    for column in SCORE_COLUMNS:
+        table.add_column(column, justify="right")
+    for name, counts in rows.items():
+        table.add_row(escape(name), *_cells(counts))
+    if total is not None:
+        table.add_row("ALL", *_cells(total), style="bold")
+    return table
+
+
+def _cells(c: Counts) -> list[str]:
+    return [str(c.gold), str(c.predicted), f"{c.found_f1:.3f}", f"{c.value_accuracy:.3f}",
+            f"{c.precision:.3f}", f"{c.recall:.3f}", f"{c.f1:.3f}"]
+
+
+def run_header(run: EvalRun) -> str:
+    prompt = f" · prompt {run.prompt_id} ({run.prompt_hash})" if run.prompt_id else ""
+    model = f" · model {run.model}" if run.model else ""
+    number = f"run {run.id} · " if run.id is not None else ""
+    return f"{number}suite {run.suite} · backend {run.backend}{model}{prompt} · code {run.code_version}"
+
+
+def run_report(run: EvalRun, metrics: Metrics) -> RenderableType:
+    """Scores per concept group, award type and document, then the run's other figures."""
+    groups = {g: metrics.by_group[g] for g in (*GROUPS, *sorted(set(metrics.by_group) - set(GROUPS))) if g in metrics.by_group}
+    documents = Table(title="Per document", title_justify="left")
+    for column in ("document", "format", "status", "validation", "F1", "missed", "wrong", "extra"):
+        documents.add_column(column, justify="right" if column in ("F1", "missed", "wrong", "extra") else "left")
+    for result in run.documents:
+        rows = [r for r in run.outcomes if r.document == result.id]
+        validation = "—" if result.passed is None else ("[green]passed[/green]" if result.passed else
+                     f"[red]failed[/red] ({sum(f.severity == 'error' for f in result.findings)} errors)")
+        status = "extracted" if result.status == "extracted" else f"[red]failed[/red]: {escape(result.reason or '')}"
+        documents.add_row(
+            escape(result.id), escape(result.format), status, validation, f"{metrics.by_document[result.id].f1:.3f}",
+            str(sum(r.outcome == "missed" for r in rows)), str(sum(r.outcome == "wrong_value" for r in rows)),
+            str(sum(r.outcome == "extra" for r in rows)),
+        )
+    grounding = "—" if metrics.grounding_rate is None else f"{metrics.grounding_rate:.1%}"
+    passing = "—" if metrics.validation_pass_rate is None else f"{metrics.validation_pass_rate:.0%}"
+    lines = [
+        f"documents {metrics.documents} ({metrics.failed_documents} failed) · grounding rate {grounding} of predicted facts"
+        f" · validation passed {passing} of extracted documents · {metrics.seconds:.1f} s",
+    ]
+    if metrics.usage is not None:
+        lines.append(f"LLM usage: {metrics.usage.summary()}")
+    return Group(
+        Text(run_header(run), style="bold"),
+        _score_table("By concept group", "group", groups, metrics.overall),
+        _score_table("By award type", "award", metrics.by_award),
+        _score_table("By document format", "format", metrics.by_format),
+        documents,
+        *(Text(line) for line in lines),
+    )
+
+
+def comparison_report(comparison: Comparison, limit: int = 25) -> RenderableType:
+    """ΔF1 with its bootstrap interval, then the facts newly right, newly wrong and new extras."""
+    c = comparison
+    verdict = ("[green]a real improvement[/green]" if c.delta_f1 > 0 else "[red]a real regression[/red]") if c.significant \
+        else "[yellow]within noise[/yellow] (the interval includes 0)"
+    parts: list[RenderableType] = [Text.from_markup(
+        f"[bold]vs run {c.baseline.id}[/bold] ({escape(run_header(c.baseline))})\n"
+        f"ΔF1 {c.delta_f1:+.3f} · 95% interval {c.interval[0]:+.3f} … {c.interval[1]:+.3f} · p = {c.p_value:.3f}"
+        f" (paired bootstrap over {c.documents} documents) → {verdict}\n"
+        f"{len(c.newly_right)} facts newly right · {len(c.newly_wrong)} newly wrong · "
+        f"{len(c.new_extras)} new extras · {len(c.extras_gone)} extras gone"
+    )]
+    if not c.same_gold:
+        parts.append(Text("note: the suite's documents or gold changed between these runs; fact changes may come from the gold", style="yellow"))
+    for title, changes, style in (("Newly wrong", c.newly_wrong, "red"), ("New extras", c.new_extras, "red"),
+                                  ("Newly right", c.newly_right, "green")):
+        if changes:
+            parts.append(_changes_table(f"{title} ({len(changes)})", changes, style, limit))
+    return Group(*parts)
+
+
+def _changes_table(title: str, changes: list[Change], style: str, limit: int) -> Table:
+    table = Table(title=title, title_justify="left", title_style=style)
+    for column in ("document", "concept", "dims", "period end", "gold", "before", "after"):
+        table.add_column(column, overflow="fold")
+    for change in changes[:limit]:
+        document, concept, end, dims = change.key
+        table.add_row(escape(document), escape(short_concept(concept)), escape(", ".join(f"{k}={v}" for k, v in dims)), end,
+                      _value(change, "gold"), _state(change.before), _state(change.after))
+    if len(changes) > limit:
+        table.add_row(f"… {len(changes) - limit} more (see the HTML report)", "", "", "", "", "", "")
+    return table
+
+
+def _value(change: Change, which: str) -> str:
+    row = change.after or change.before
+    value = getattr(row, f"{which}_value") if row else None
+    return "—" if value is None else f"{value:,}"
+
+
+def _state(row) -> str:
+    if row is None:
+        return "absent"
+    if row.outcome == "correct":
+        return f"right {row.predicted_value:,}"
+    if row.outcome == "wrong_value":
+        return f"wrong {row.predicted_value:,}"
+    if row.outcome == "extra":
+        return f"extra {row.predicted_value:,}"
+    return "missed"
