@@ -461,15 +461,24 @@ def eval_command(
             err.print(f"[red]error[/red]: {escape(str(error))}")
             err.print("stopped: the endpoint cannot serve any document; the run was not stored")
             raise typer.Exit(code=1) from error
-    runs.save(run)
     metrics = run.metrics()
+    try:
+        runs.save(run)
+    except StoreError as error:  # the scores are still shown; the exit status says they were not kept
+        err.print(f"[red]error[/red]: {escape(str(error))}; the run below was not stored")
     console = Console(width=None if sys.stdout.isatty() else 150)
     console.print(run_report(run, metrics))
     comparison = compare(base, run) if base is not None else None
     if comparison is not None:
         console.print(comparison_report(comparison, limit=show))
+    if run.id is None:
+        raise typer.Exit(code=2)
     report = html or Path("out/eval") / f"run-{run.id}.html"
-    write_report(report, render_report(run, metrics, suite, runs.runs(suite.name), comparison))
+    try:
+        write_report(report, render_report(run, metrics, suite, runs.runs(suite.name), comparison))
+    except OSError as error:
+        err.print(f"[red]error[/red]: the report cannot be written to {escape(str(report))} ({escape(error.strerror or str(error))}); run {run.id} is stored in {store}")
+        raise typer.Exit(code=2) from error
     err.print(f"run {run.id} stored in {store}; report: {report}")
     failed_gates = []
     if fail_under is not None and metrics.overall.f1 < fail_under:
@@ -491,9 +500,12 @@ def _baseline(runs: RunStore, suite: str, baseline: str | None) -> EvalRun | Non
             err.print(f"[yellow]note[/yellow]: no stored run of suite {escape(suite)} yet; nothing to compare with")
             return None
         return runs.load(latest)
-    if not baseline.isdigit():
+    if not (baseline.isascii() and baseline.isdigit() and len(baseline) < 19):
         raise StoreError(f"--baseline must be a run id or 'latest', not {baseline!r}")
-    return runs.load(int(baseline))
+    run = runs.load(int(baseline))
+    if run.suite != suite:
+        raise StoreError(f"run {run.id} is of suite {run.suite!r}, not {suite!r}: runs compare fact by fact only within one suite")
+    return run
 
 
 @app.command("eval-runs")

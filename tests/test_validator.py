@@ -353,12 +353,20 @@ def test_months_read_back_as_years_within_rounding() -> None:
     assert "grounding.readback" in rules_of(validate_facts([tenths]))  # "0.9" is not a count of months
 
 
-def test_an_empty_extraction_of_a_text_that_prints_numbers_fails_for_review():
+def test_an_empty_extraction_of_a_text_that_prints_amounts_fails_for_review_unless_accepted():
     from extractor.document import Document
 
-    prose = Document(id="p", path="p.txt", format="rpage-text",
-                     text="Note 9. During fiscal 2018, 86 thousand awards were granted at $237.86 each.")
+    def document(text: str) -> Document:
+        return Document(id="p", path="p.txt", format="rpage-text", text=text)
+
+    prose = document("Note 9. During fiscal 2018, 86,000 awards were granted at $237.86 each; 1,250,000 shares "
+                     "remain available, and expense was $4.2 million.")
     report = validate(rules.extract(prose), prose)
     assert [(f.rule, f.severity) for f in report.findings] == [("coverage.empty", "error")]
-    assert "prints 4 numbers" in report.findings[0].message and not report.passed
+    assert "prints 4 amounts" in report.findings[0].message and not report.passed
+    accepted = validate(rules.extract(prose), prose, {report.findings[0].id})
+    assert accepted.passed and [f.rule for f in accepted.accepted] == ["coverage.empty"]
     assert validate(rules.extract(prose)).passed  # without the document there is nothing to compare with
+
+    nothing = document("Note 9. The Company has no stock-based compensation plans in fiscal 2020 or 2019.")
+    assert validate(rules.extract(nothing), nothing).findings == []  # years and note numbers are not amounts

@@ -16,6 +16,11 @@ from evals.harness.outcomes import FactKey, FactOutcome
 from evals.harness.runner import EvalRun
 
 
+# Below six documents, even every document moving the same way cannot reach p < 0.05 under a
+# two-sided sign test (2 / 2**5 = 0.0625), and a bootstrap over so few has no spread to speak of.
+MIN_DOCUMENTS = 6
+
+
 @dataclass
 class Change:
     key: FactKey
@@ -42,34 +47,61 @@ class Comparison:
         return len(self.newly_wrong) + len(self.new_extras)
 
     @property
+    def enough_documents(self) -> bool:
+        return self.documents >= MIN_DOCUMENTS
+
+    @property
     def significant(self) -> bool:
         low, high = self.interval
-        return low > 0 or high < 0
+        return self.enough_documents and (low > 0 or high < 0)
+
+    @property
+    def verdict(self) -> str:
+        if not self.enough_documents:
+            return f"too few documents to tell ({self.documents}; {MIN_DOCUMENTS} needed)"
+        if self.significant:
+            return "a real improvement" if self.delta_f1 > 0 else "a real regression"
+        return "within noise (the interval includes 0)"
 
 
 def compare(baseline: EvalRun, candidate: EvalRun, resamples: int = 2000, seed: int = 0) -> Comparison:
-    """Fact-level changes and a paired document bootstrap of the F1 difference."""
-    before = {row.key: row for row in baseline.outcomes}
-    after = {row.key: row for row in candidate.outcomes}
+    """Fact-level changes and a paired document bootstrap of the F1 difference.
+
+    Gold facts are matched across runs by key and gold value (gold may print one key twice);
+    extras by key as counts, since a run can predict the same fact more than once.
+    """
     result = Comparison(baseline=baseline, candidate=candidate, same_gold=baseline.suite_fingerprint == candidate.suite_fingerprint)
-    for key in sorted(before.keys() | after.keys()):
+    before, after = _gold_rows(baseline), _gold_rows(candidate)
+    for key in sorted(before.keys() | after.keys(), key=str):
         old, new = before.get(key), after.get(key)
         old_right, new_right = bool(old and old.outcome == "correct"), bool(new and new.outcome == "correct")
-        old_extra, new_extra = bool(old and old.outcome == "extra"), bool(new and new.outcome == "extra")
         if new_right and not old_right:
-            result.newly_right.append(Change(key, old, new))
+            result.newly_right.append(Change(key[0], old, new))
         elif old_right and not new_right:
-            result.newly_wrong.append(Change(key, old, new))
-        if new_extra and not old_extra:
-            result.new_extras.append(Change(key, old, new))
-        elif old_extra and not new_extra:
-            result.extras_gone.append(Change(key, old, new))
+            result.newly_wrong.append(Change(key[0], old, new))
+    old_extras, new_extras = _extras(baseline), _extras(candidate)
+    for key in sorted(old_extras.keys() | new_extras.keys()):
+        was, now = old_extras.get(key, []), new_extras.get(key, [])
+        result.new_extras += [Change(key, None, row) for row in now[len(was):]]
+        result.extras_gone += [Change(key, row, None) for row in was[len(now):]]
     documents = sorted({d.id for d in baseline.documents} & {d.id for d in candidate.documents})
     result.documents = len(documents)
     per_document = [(_counts(baseline, d), _counts(candidate, d)) for d in documents]
     result.delta_f1 = _delta(per_document)
     result.interval, result.p_value = _bootstrap(per_document, resamples, seed)
     return result
+
+
+def _gold_rows(run: EvalRun) -> dict[tuple[FactKey, str], FactOutcome]:
+    return {(row.key, str(row.gold_value)): row for row in run.outcomes if row.is_gold}
+
+
+def _extras(run: EvalRun) -> dict[FactKey, list[FactOutcome]]:
+    extras: dict[FactKey, list[FactOutcome]] = {}
+    for row in run.outcomes:
+        if row.outcome == "extra":
+            extras.setdefault(row.key, []).append(row)
+    return extras
 
 
 def _counts(run: EvalRun, document: str) -> Counts:

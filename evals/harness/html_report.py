@@ -6,6 +6,7 @@ a fact inside it), so a report can be mailed, archived, or opened with `#doc-<id
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import Path
 
@@ -55,25 +56,27 @@ def render_report(
 ) -> str:
     """The whole report as one HTML string."""
     documents = {d.id: d for d in suite.documents} if suite else {}
+    anchors = _anchors([d.id for d in run.documents])
     same_suite = suite is not None and suite.fingerprint() == run.suite_fingerprint
     body = [
         f"<header><h1>Eval run {escape(str(run.id or ''))} · suite {escape(run.suite)}</h1>"
         f"<div>{escape(run_header(run))} · {escape(run.created)}</div></header><main>",
         '<div id="index">',
         _cards(metrics),
-        _comparison(comparison) if comparison else "",
+        _comparison(comparison, anchors) if comparison else "",
         "<h2>F1 across stored runs of this suite</h2>",
         _chart(history, run.id),
         _scores("By concept group", "group", _ordered_groups(metrics.by_group), metrics.overall),
         _scores("By award type", "award", metrics.by_award),
         _scores("By document format", "format", metrics.by_format),
-        _document_index(run, metrics),
+        _document_index(run, metrics, anchors),
         "</div>",
     ]
     for result in run.documents:
         rows = [r for r in run.outcomes if r.document == result.id]
         text, note = _document_text(documents.get(result.id), same_suite)
-        body.append(_document_section(result, rows, metrics.by_document[result.id], text, note, documents.get(result.id)))
+        body.append(_document_section(result, rows, metrics.by_document[result.id], text, note, documents.get(result.id),
+                                      anchors[result.id]))
     body.append("</main>")
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -127,26 +130,35 @@ def _score_row(name: str, c: Counts, attrs: str = "") -> str:
     return f"<tr{attrs}><td>{name}</td>" + "".join(f"<td>{v}</td>" for v in cells) + "</tr>"
 
 
-def _document_index(run: EvalRun, metrics: Metrics) -> str:
+def _anchors(ids: list[str]) -> dict[str, str]:
+    """Element ids for documents: letters, digits, '_', '.', '-' only (fragments are percent-decoded
+    and CSS-sensitive), made unique when two document ids slug alike."""
+    anchors: dict[str, str] = {}
+    for document in ids:
+        slug = "doc-" + re.sub(r"[^A-Za-z0-9_.-]", "-", document)
+        anchors[document] = slug if slug not in anchors.values() else f"{slug}-{len(anchors)}"
+    return anchors
+
+
+def _document_index(run: EvalRun, metrics: Metrics, anchors: dict[str, str]) -> str:
     rows = []
     for d in run.documents:
         c = metrics.by_document[d.id]
         status = "extracted" if d.status == "extracted" else f'<span class="bad">failed: {escape(d.reason or "")}</span>'
         validation = "—" if d.passed is None else ('<span class="good">passed</span>' if d.passed else '<span class="bad">failed</span>')
         rows.append(
-            f'<tr><td><a href="#doc-{escape(d.id)}">{escape(d.id)}</a></td><td class="l">{escape(d.format)}</td>'
+            f'<tr><td><a href="#{anchors[d.id]}">{escape(d.id)}</a></td><td class="l">{escape(d.format)}</td>'
             f'<td class="l">{status}</td><td class="l">{validation}</td><td>{c.gold}</td><td>{c.predicted}</td>'
             f"<td>{c.correct}</td><td>{c.f1:.3f}</td></tr>"
         )
     return "<h2>Documents</h2>" + _table(("document (open)", "format", "status", "validation", "gold", "predicted", "right", "F1"), rows)
 
 
-def _comparison(c: Comparison) -> str:
-    verdict = ("a real improvement" if c.delta_f1 > 0 else "a real regression") if c.significant else "within noise"
+def _comparison(c: Comparison, anchors: dict[str, str]) -> str:
     lines = [
         f"<h2>Against run {c.baseline.id}</h2><p>{escape(run_header(c.baseline))}<br>"
         f"ΔF1 <b>{c.delta_f1:+.3f}</b> · 95% interval {c.interval[0]:+.3f} … {c.interval[1]:+.3f} · p = {c.p_value:.3f}"
-        f" (paired bootstrap over {c.documents} documents): <b>{verdict}</b><br>"
+        f" (paired bootstrap over {c.documents} documents): <b>{escape(c.verdict)}</b><br>"
         f"{len(c.newly_right)} newly right · {len(c.newly_wrong)} newly wrong · {len(c.new_extras)} new extras · "
         f"{len(c.extras_gone)} extras gone</p>"
     ]
@@ -154,18 +166,18 @@ def _comparison(c: Comparison) -> str:
         lines.append('<p class="bad">The suite\'s documents or gold changed between these runs.</p>')
     for title, changes in (("Newly wrong", c.newly_wrong), ("New extras", c.new_extras), ("Newly right", c.newly_right)):
         if changes:
-            lines.append(f"<h3>{title} ({len(changes)})</h3>" + _changes(changes))
+            lines.append(f"<h3>{title} ({len(changes)})</h3>" + _changes(changes, anchors))
     return "".join(lines)
 
 
-def _changes(changes: list[Change]) -> str:
+def _changes(changes: list[Change], anchors: dict[str, str]) -> str:
     rows = []
     for change in changes:
         document, concept, end, dims = change.key
         after = change.after or change.before
         assert after is not None
         rows.append(
-            f'<tr><td><a href="#doc-{escape(document)}">{escape(document)}</a></td><td class="l">{escape(short_concept(concept))}</td>'
+            f'<tr><td><a href="#{anchors.get(document, "index")}">{escape(document)}</a></td><td class="l">{escape(short_concept(concept))}</td>'
             f'<td class="l">{escape(_dims(dict(dims)))}</td><td>{end}</td><td>{_num(after.gold_value)}</td>'
             f'<td class="l">{_state(change.before)}</td><td class="l">{_state(change.after)}</td></tr>'
         )
@@ -219,7 +231,7 @@ def _document_text(document, same_suite: bool) -> tuple[str | None, str]:
     return text[:MAX_TEXT], note.strip()
 
 
-def _document_section(result, rows: list[FactOutcome], counts: Counts, text: str | None, note: str, document) -> str:
+def _document_section(result, rows: list[FactOutcome], counts: Counts, text: str | None, note: str, document, anchor: str) -> str:
     key = escape(result.id)
     meta = ""
     if document is not None:
@@ -229,20 +241,23 @@ def _document_section(result, rows: list[FactOutcome], counts: Counts, text: str
         f'<li class="{escape(f.severity)}"><b>{escape(f.rule)}</b> {escape(f.message)}</li>' for f in result.findings
     )
     verdict = "—" if result.passed is None else ("passed" if result.passed else "failed")
-    marks_gold, marks_predicted, targets = _marks(result.id, rows)
-    facts = _facts_table(rows, targets)
-    panes = ""
+    marks_gold, marks_predicted, targets = _marks(anchor, rows)
+    panes, drawn = "", set()
     if text is not None:
+        gold_text, gold_drawn = _highlight(text, marks_gold)
+        predicted_text, predicted_drawn = _highlight(text, marks_predicted)
+        drawn = gold_drawn | predicted_drawn
         panes = (
             '<div class="panes"><div class="pane"><h3>Gold: '
             '<span class="correct">right</span> <span class="wrong_value">wrong value</span> <span class="missed">missed</span></h3>'
-            f"<pre>{_highlight(text, marks_gold)}</pre></div>"
+            f"<pre>{gold_text}</pre></div>"
             '<div class="pane"><h3>Predicted: '
             '<span class="correct">right</span> <span class="wrong_value">wrong value</span> <span class="extra">extra</span></h3>'
-            f"<pre>{_highlight(text, marks_predicted)}</pre></div></div>"
+            f"<pre>{predicted_text}</pre></div></div>"
         )
+    facts = _facts_table(rows, targets, drawn)
     return (
-        f'<section class="doc" id="doc-{key}"><h2>{key}</h2><p><a href="#index">← all documents</a> · {meta}</p>{status}'
+        f'<section class="doc" id="{anchor}"><h2>{key}</h2><p><a href="#index">← all documents</a> · {meta}</p>{status}'
         f"<p>F1 {counts.f1:.3f} · precision {counts.precision:.3f} · recall {counts.recall:.3f} · "
         f"validation {verdict}</p>"
         + (f'<h3>Validator findings</h3><ul class="findings">{findings}</ul>' if findings else "")
@@ -255,7 +270,7 @@ def _document_section(result, rows: list[FactOutcome], counts: Counts, text: str
 Mark = tuple[int, int, str, str, str]  # start, end, css class, element id, tooltip
 
 
-def _marks(document: str, rows: list[FactOutcome]) -> tuple[list[Mark], list[Mark], dict[int, tuple[str | None, str | None]]]:
+def _marks(anchor: str, rows: list[FactOutcome]) -> tuple[list[Mark], list[Mark], dict[int, tuple[str | None, str | None]]]:
     """Highlights for both panes, and for each fact the ids of its gold and predicted marks."""
     gold: list[Mark] = []
     predicted: list[Mark] = []
@@ -264,32 +279,42 @@ def _marks(document: str, rows: list[FactOutcome]) -> tuple[list[Mark], list[Mar
         tip = f"{LABELS[row.outcome]}: {short_concept(row.concept)} {_dims(row.dims)} {row.period.end_date} gold {_plain(row.gold_value)} predicted {_plain(row.predicted_value)}"
         gold_id = predicted_id = None
         if row.gold_source is not None:
-            gold_id = f"g-{document}-{n}"
+            gold_id = f"g-{anchor}-{n}"
             gold.append((row.gold_source.start, row.gold_source.end, row.outcome, gold_id, tip))
         if row.predicted_source is not None:
-            predicted_id = f"p-{document}-{n}"
+            predicted_id = f"p-{anchor}-{n}"
             predicted.append((row.predicted_source.start, row.predicted_source.end, row.outcome, predicted_id, tip))
         targets[n] = (gold_id, predicted_id)
     return gold, predicted, targets
 
 
-def _highlight(text: str, marks: list[Mark]) -> str:
-    """The text with each span wrapped in a mark; a span overlapping an earlier one is left unmarked."""
-    out, position = [], 0
-    for start, end, css, mark_id, tip in sorted(marks):
+def _highlight(text: str, marks: list[Mark]) -> tuple[str, set[str]]:
+    """The text with each span wrapped in a mark, and the ids drawn.
+
+    Facts sharing one span nest (the innermost colour shows; each id is a link target). A span
+    partly overlapping an earlier one, or past the end of the shown text, is not drawn.
+    """
+    out, drawn, position = [], set(), 0
+    spans: dict[tuple[int, int], list[Mark]] = {}
+    for mark in marks:
+        spans.setdefault((mark[0], mark[1]), []).append(mark)
+    for (start, end), group in sorted(spans.items()):
         if start < position or end > len(text):
             continue
         out.append(escape(text[position:start]))
-        out.append(f'<mark id="{escape(mark_id)}" class="{css}" title="{escape(tip)}">{escape(text[start:end])}</mark>')
+        opening = "".join(f'<mark id="{escape(i)}" class="{css}" title="{escape(tip)}">' for _, _, css, i, tip in group)
+        out.append(opening + escape(text[start:end]) + "</mark>" * len(group))
+        drawn.update(mark[3] for mark in group)
         position = end
     out.append(escape(text[position:]))
-    return "".join(out)
+    return "".join(out), drawn
 
 
-def _facts_table(rows: list[FactOutcome], targets: dict[int, tuple[str | None, str | None]]) -> str:
+def _facts_table(rows: list[FactOutcome], targets: dict[int, tuple[str | None, str | None]], drawn: set[str]) -> str:
+    """Every fact of the document; values link to their marks in the panes (when drawn)."""
     body = []
     for n, row in enumerate(rows):
-        gold_id, predicted_id = targets[n]
+        gold_id, predicted_id = (t if t in drawn else None for t in targets[n])
         gold = _link(gold_id, _num(row.gold_value), row.gold_source.text if row.gold_source else None)
         predicted = _link(predicted_id, _num(row.predicted_value), row.predicted_source.text if row.predicted_source else None)
         if row.predicted_value is not None and row.predicted_source is None:

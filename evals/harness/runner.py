@@ -122,7 +122,7 @@ def run_suite(
         result, extraction = _run_one(document, extract)
         results.append(result)
         predicted = to_facts(extraction.note) if extraction else []
-        outcomes += fact_outcomes(document.id, predicted, document.gold_facts())
+        outcomes += fact_outcomes(document.id, predicted, list(document.gold_facts))
         if extraction is not None:  # the LLM's provenance, when it ran, names what was really used
             model = extraction.provenance.model or model
             prompt_id = extraction.provenance.prompt_id or prompt_id
@@ -163,7 +163,7 @@ def _run_one(document: SuiteDocument, extract: Extract) -> tuple[DocumentResult,
         return failed(str(error), error.usage)
     except Exception as error:  # noqa: BLE001 - one document's bug must not lose the run
         return failed(f"internal error, please report it: {error!r}")
-    validation = validate(extraction, loaded, document.accepted_findings())
+    validation = validate(extraction, loaded, document.accepted_findings)
     result = DocumentResult(
         id=document.id,
         format=document.format,

@@ -86,7 +86,7 @@ class RunStore:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path)
+        db = sqlite3.connect(self.path, timeout=30)  # another eval writing: wait, do not fail
         try:
             db.execute("PRAGMA foreign_keys = ON")
             with db:
@@ -97,12 +97,18 @@ class RunStore:
     def save(self, run: EvalRun) -> int:
         """Store the run with its outcomes; returns its id (also set on `run`)."""
         metrics = run.metrics()
+        try:
+            return self._insert(run, metrics.overall.f1, metrics.model_dump_json())
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: the run cannot be stored ({error})") from error
+
+    def _insert(self, run: EvalRun, f1: float, metrics: str) -> int:
         with self._connect() as db:
             cursor = db.execute(
                 "INSERT INTO runs (created, suite, suite_fingerprint, backend, model, prompt_id, prompt_hash,"
                 " code_version, label, f1, metrics, documents) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run.created, run.suite, run.suite_fingerprint, run.backend, run.model, run.prompt_id,
-                 run.prompt_hash, run.code_version, run.label, metrics.overall.f1, metrics.model_dump_json(),
+                 run.prompt_hash, run.code_version, run.label, f1, metrics,
                  _DOCUMENTS.dump_json(run.documents).decode()),
             )
             run_id = int(cursor.lastrowid or 0)

@@ -42,16 +42,8 @@ class SuiteDocument:
     format: str
     source: str
     tags: tuple[str, ...]
-
-    def gold_facts(self) -> list[Fact]:
-        try:
-            lines = self.gold.read_text(encoding="utf-8").splitlines()
-            return [Fact.from_json(line) for line in lines if line.strip()]
-        except (OSError, ValueError) as error:
-            raise SuiteError(f"{self.gold}: gold of {self.id} cannot be read ({error})") from error
-
-    def accepted_findings(self) -> dict[str, str]:
-        return read_accepted(self.accepted) if self.accepted else {}
+    gold_facts: tuple[Fact, ...]  # read when the suite loads: a bad line fails before any extraction
+    accepted_findings: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -113,6 +105,10 @@ def _document(manifest: Path, root: Path, number: int, entry: dict) -> SuiteDocu
     tags = entry.get("tags", [])
     if not isinstance(tags, list):
         raise SuiteError(f"{where}: tags must be a list of strings")
+    try:
+        accepted = read_accepted(paths["accepted"]) if "accepted" in paths else {}
+    except (OSError, ValueError) as error:
+        raise SuiteError(f"{where}: accepted findings cannot be read ({error})") from error
     return SuiteDocument(
         id=str(entry["id"]),
         path=paths["path"],
@@ -121,4 +117,17 @@ def _document(manifest: Path, root: Path, number: int, entry: dict) -> SuiteDocu
         format=str(entry.get("format", "")),
         source=str(entry.get("source", "")),
         tags=tuple(str(tag) for tag in tags),
+        gold_facts=_read_gold(where, paths["gold"]),
+        accepted_findings=accepted,
     )
+
+
+def _read_gold(where: str, path: Path) -> tuple[Fact, ...]:
+    facts = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                facts.append(Fact.from_json(line))
+            except ValueError as error:  # JSON and pydantic errors are both ValueErrors
+                raise SuiteError(f"{where}: gold {path.name}:{number} is not a fact ({str(error).splitlines()[0]})") from error
+    return tuple(facts)

@@ -77,8 +77,8 @@ def run_report(run: EvalRun, metrics: Metrics) -> RenderableType:
 def comparison_report(comparison: Comparison, limit: int = 25) -> RenderableType:
     """ΔF1 with its bootstrap interval, then the facts newly right, newly wrong and new extras."""
     c = comparison
-    verdict = ("[green]a real improvement[/green]" if c.delta_f1 > 0 else "[red]a real regression[/red]") if c.significant \
-        else "[yellow]within noise[/yellow] (the interval includes 0)"
+    style = ("green" if c.delta_f1 > 0 else "red") if c.significant else "yellow"
+    verdict = f"[{style}]{c.verdict}[/{style}]"
     parts: list[RenderableType] = [Text.from_markup(
         f"[bold]vs run {c.baseline.id}[/bold] ({escape(run_header(c.baseline))})\n"
         f"ΔF1 {c.delta_f1:+.3f} · 95% interval {c.interval[0]:+.3f} … {c.interval[1]:+.3f} · p = {c.p_value:.3f}"

@@ -61,23 +61,37 @@ def validate(
     extraction: Extraction, document: Document | SourceText | None = None, accepted: Collection[str] = ()
 ) -> Validation:
     """Validate an extraction; with its document, spans and scales are checked against the text too."""
-    report = _run(iter_located_facts(extraction.note), document, accepted, extraction.note.fiscal_year_ends)
-    report.findings += check_empty(extraction, document)
-    return report
+    return _run(iter_located_facts(extraction.note), document, accepted, extraction.note.fiscal_year_ends, expect_facts=True)
 
 
-def check_empty(extraction: Extraction, document: Document | SourceText | None) -> list[Finding]:
-    """Nothing extracted from a text that prints numbers is a miss to review, not a pass."""
-    if document is None or next(iter_located_facts(extraction.note), None) is not None:
+def amounts_printed(text: str) -> int:
+    """Numbers that read as amounts: not bare years (2019) or small counts (Note 9, two plans)."""
+    count = 0
+    for match in NUMBER_RE.finditer(text):
+        digits = match.group("digits")
+        bare = not (match.group("currency") or match.group("lead_currency") or match.group("percent")
+                    or match.group("trail_percent") or "," in digits or "." in digits)
+        if bare and (len(digits) < 3 or (len(digits) == 4 and digits[:2] in ("19", "20"))):
+            continue
+        count += 1
+    return count
+
+
+def check_empty(facts: FactSet, source: SourceText | None) -> list[Finding]:
+    """Nothing extracted from a text that prints amounts is a miss to review, not a pass."""
+    if source is None or next(iter(facts), None) is not None:
         return []
-    printed = len(NUMBER_RE.findall(document.text))
-    if not printed:
+    printed = amounts_printed(source.text)
+    if printed < EMPTY_THRESHOLD:
         return []
     return [Finding(
         rule="coverage.empty", severity="error",
-        message=f"nothing was extracted, although the document prints {printed} numbers: its layout was not "
+        message=f"nothing was extracted, although the document prints {printed} amounts: its layout was not "
                 "understood, or it is not a stock-compensation note",
     )]
+
+
+EMPTY_THRESHOLD = 3  # fewer amounts than this: a note that says there is nothing to report
 
 
 def validate_facts(
@@ -96,6 +110,7 @@ def _run(
     document: Document | SourceText | None,
     accepted: Collection[str],
     fiscal_year_ends: list[date] | None,
+    expect_facts: bool = False,
 ) -> Validation:
     facts = FactSet(printings)
     source = SourceText.of(document) if isinstance(document, Document) else document
@@ -110,6 +125,7 @@ def _run(
         *check_ranges(facts),
         *check_bounds(facts),
         *check_dates(facts, fiscal_year_ends),
+        *(check_empty(facts, source) if expect_facts else []),
     ]
     kept = [f for f in findings if f.id not in accepted]
     return Validation(
