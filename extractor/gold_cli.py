@@ -26,7 +26,8 @@ def from_xbrl(
     like hand-labeled gold; a plain instance has no text, so its facts have no source. Facts out of
     scope, on other axes or without a readable value are skipped and counted on standard error.
 
-    Exit status: 0 when facts were written; 2 when the file is not XBRL or is broken.
+    Exit status: 0 when facts were written; 2 when the file is not XBRL or is broken, or the
+    output cannot be written.
 
     Examples:
       extractor gold from-xbrl filing/abc-20180731.htm -o evals/suites/mine/gold/abc_2018.facts.jsonl
@@ -39,7 +40,11 @@ def from_xbrl(
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(code=2) from error
     if output is not None:
-        write_facts(result.facts, output)
+        try:
+            write_facts(result.facts, output)
+        except OSError as error:
+            typer.echo(f"error: cannot write {output}: {error.strerror or error}", err=True)
+            raise typer.Exit(code=2) from error
         where = str(output)
     else:
         sys.stdout.write("".join(fact.to_json() + "\n" for fact in result.facts))

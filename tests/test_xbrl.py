@@ -36,6 +36,7 @@ SUITE_ACCEPTED = ROOT / "evals" / "suites" / "heterogeneous" / "gold" / "002_inl
 SEED_GOLD = GOLD / "002_59f0e0194afd947c.facts.jsonl"
 SEED_ACCEPTED = GOLD / "002_59f0e0194afd947c.accepted.jsonl"
 INSTANCE = FIXTURES / "xbrl" / "small_instance.xml"
+SAME_END = FIXTURES / "xbrl" / "same_end.xml"
 FY2018 = {"start": date(2017, 8, 1), "end": date(2018, 7, 31)}
 JUL2018 = {"instant": date(2018, 7, 31)}
 
@@ -170,6 +171,29 @@ def test_instance_decimals_carry_the_reported_precision(instance: GoldFacts) -> 
     assert score([total], [total.model_copy(update={"value": Decimal(25462345)})]).correct == 0
 
 
+def test_one_fact_per_key_and_options_default_to_the_option_award() -> None:
+    """The scorer matches on (concept, period end, dims), so two facts with one key would always
+    miss one: the year to date beats the quarter ending the same day; a second, different value
+    for the same period is dropped and counted. An Options concept without the award axis is
+    about options; a unit concept without it could be any unit type, so it is kept and counted."""
+    result = read_gold(SAME_END)
+    half = {"start": date(2022, 1, 1), "end": date(2022, 6, 30)}
+    got = [(f.concept, f.value, {k: v for k, v in f.period.model_dump().items() if v is not None}, f.dims) for f in result.facts]
+    assert got == [
+        (EXPENSE, Decimal(7500000), half, {}),
+        ("ProceedsFromStockOptionsExercised", Decimal(1200000), half, {}),
+        (f"{P}OptionsOutstandingNumber", Decimal(1324000), {"instant": date(2022, 6, 30)}, {"award": "option"}),
+        (f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod", Decimal(45000), half, {}),
+    ]
+    assert result.tagged == 7 and result.duplicates == 1  # the two options printings: one fact
+    assert dict(result.skipped) == {"shorter period, same end": 1, "conflicting duplicates": 1}
+    assert result.award_not_stated == 1
+    summary = result.summary()
+    assert "(1 duplicate printings merged, 1 conflicting duplicates: first kept)" in summary
+    assert "1 shorter period, same end" in summary and "1 award type not stated" in summary
+    assert "unreadable" not in summary
+
+
 # --- inline transformations, dimensions and skips, in a small hand-made filing ------------------
 
 SNIPPET = """<?xml version="1.0" encoding="utf-8"?>
@@ -267,6 +291,26 @@ def test_inline_transformations_dims_and_skips(tmp_path: Path) -> None:
     assert "1 with other dimensions; 3 unreadable (unit, nil, period or format); 3 without source" in result.summary()
 
 
+def test_a_printing_far_from_the_previous_fact_is_found_by_its_words(tmp_path: Path) -> None:
+    """The vesting period printed 60,000 characters into the document is the "three" after
+    "vest over", not the first "three" of the document (Item 1's "three segments")."""
+    head = SNIPPET.split("<body>")[0] + "<body>"
+    context = _context("AsOf", "<xbrli:instant>2019-12-31</xbrli:instant>")
+    filler = "".join(f"<p>Paragraph {i} of the business description, written at some length.</p>\n" for i in range(800))
+    path = tmp_path / "far.htm"
+    path.write_text(
+        f'{head}<div style="display:none"><ix:header><ix:resources>{context}</ix:resources></ix:header></div>'
+        f"<p>Item 1. Business. We operate three segments.</p>\n{filler}"
+        '<p>Note 12. Awards vest over <ix:nonNumeric name="us-gaap:ShareBasedCompensationArrangementByShareBasedPaymentAwardAwardVestingPeriod1"'
+        ' contextRef="AsOf" format="ixt-sec:durwordsen">three years</ix:nonNumeric>.</p></body></html>',
+        encoding="utf-8",
+    )
+    (fact,) = read_gold(path).facts
+    text = load(path).text
+    assert fact.source.start > 50_000
+    assert fact.source.start == text.index("vest over three") + len("vest over ")
+
+
 # --- errors -------------------------------------------------------------------------------------
 
 
@@ -314,6 +358,8 @@ def test_iso_durations_in_years(iso: str, years: str) -> None:
     ("—", "ixt:zerodash", "0"),
     ("None", "ixt:fixed-zero", "0"),
     ("twenty five", "ixt-sec:numwordsen", "25"),
+    ("5 dollars 25 cents", "ixt:num-unit-decimal", "5.25"),  # the unit words are the decimal point
+    ("1,234 dollars 5 cents", "ixt:numunitdecimal", "1234.05"),
     ("5.3", "ixt-sec:duryear", "5.3"),
     ("18", "ixt-sec:durmonth", "1.5"),
     ("five years, six months", "ixt-sec:durwordsen", "5.5"),
@@ -328,6 +374,8 @@ def test_unknown_formats_and_unreadable_text_are_errors() -> None:
         ix_number("12/31/2019", "ixt:date-month-day-year")
     with pytest.raises(ValueError):
         ix_number("n/a", "ixt:num-dot-decimal")
+    with pytest.raises(ValueError):
+        ix_number("525", "ixt:num-unit-decimal")  # no unit words: no fraction to read
 
 
 @pytest.mark.parametrize(("member", "award"), [
@@ -382,5 +430,9 @@ def test_cli_prints_to_stdout_without_output_and_fails_cleanly() -> None:
     assert len(result.stdout.splitlines()) == 12 and "1 with other dimensions" in result.stderr
     failed = CliRunner().invoke(app, ["gold", "from-xbrl", str(SEED_002)])
     assert failed.exit_code == 2 and "neither an XBRL instance" in failed.stderr and "Traceback" not in failed.output
+    blocked = INSTANCE / "gold.jsonl"  # under a file: cannot be created
+    unwritable = CliRunner().invoke(app, ["gold", "from-xbrl", str(INSTANCE), "-o", str(blocked)])
+    assert unwritable.exit_code == 2 and not isinstance(unwritable.exception, OSError)
+    assert f"error: cannot write {blocked}: Not a directory" in unwritable.stderr and "wrote" not in unwritable.stderr
     shown = CliRunner().invoke(app, ["gold", "from-xbrl", "--help"])
     assert shown.exit_code == 0 and "extractor gold from-xbrl" in shown.stdout
