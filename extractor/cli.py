@@ -25,12 +25,13 @@ from evals.harness.store import DEFAULT_STORE, RunStore, StoreError
 from evals.harness.suite import SuiteError, load_suite
 from evals.harness.terminal import comparison_report, run_report
 from extractor import __version__
+from extractor.attempt import attempt
 from extractor.backends.choice import BackendName, extractor_for, resolve_backend
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
 from extractor.gold_cli import gold_app
 from extractor.llm.cassettes import CacheMode
-from extractor.llm.client import EndpointError, LLMError
+from extractor.llm.client import EndpointError
 from extractor.llm.config import ConfigError, LLMConfig, StructuredMode, resolve_config
 from extractor.llm.prompts import PromptError
 from extractor.llm.usage import Usage
@@ -146,26 +147,20 @@ def extract(
     inputs = list(iter_inputs(paths))
     for index, path in enumerate(inputs):
         try:
-            document = load(path)
-            extraction = run(document)
-        except LoadError as error:
-            err.print(f"[red]error[/red]: {escape(str(error))}")
-            failures += 1
-            continue
-        except LLMError as error:
+            tried = attempt(path, run)
+        except EndpointError as error:  # a key, model or URL problem: no other input would fare better
             usage.add(error.usage or Usage())
+            left = len(inputs) - index - 1
             err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
-            failures += 1
-            if isinstance(error, EndpointError):  # a key, model or URL problem: no other input would fare better
-                left = len(inputs) - index - 1
-                err.print(f"stopped: the endpoint cannot serve any input; {left} more not extracted")
-                failures += left
-                break
-            continue
-        except Exception as error:  # noqa: BLE001 - one document's bug must not lose the batch
-            err.print(f"[red]error[/red]: {escape(str(path))}: internal error, please report it: {escape(repr(error))}")
+            err.print(f"stopped: the endpoint cannot serve any input; {left} more not extracted")
+            failures += left + 1
+            break
+        if tried.extraction is None or tried.document is None:
+            usage.add(tried.usage or Usage())
+            err.print(f"[red]error[/red]: {escape(tried.message)}")
             failures += 1
             continue
+        document, extraction = tried.document, tried.extraction
         if validate_output:
             extraction.validation = validate(extraction, document, accepted)
         if extraction.usage is not None:

@@ -11,6 +11,7 @@ from extractor.scoring import Score
 from extractor.validator.findings import Validation
 from schemas.concepts import CONCEPT_PREFIXES
 from schemas.facts import Fact
+from schemas.values import Period
 
 
 def short_concept(concept: str) -> str:
@@ -21,9 +22,12 @@ def short_concept(concept: str) -> str:
     return concept
 
 
-def _period(fact: Fact) -> str:
-    p = fact.period
+def period_text(p: Period) -> str:
     return str(p.instant) if p.instant else f"{p.start or '…'} → {p.end}"
+
+
+def dims_text(dims: dict[str, str] | tuple[tuple[str, str], ...]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in (dims.items() if isinstance(dims, dict) else dims))
 
 
 def facts_table(extraction: Extraction, facts: list[Fact]) -> Table:
@@ -32,9 +36,8 @@ def facts_table(extraction: Extraction, facts: list[Fact]) -> Table:
     for column in ("concept", "dims", "period", "value", "unit", "printed"):
         table.add_column(column, overflow="fold", justify="right" if column == "value" else "left")
     for fact in facts:
-        dims = ", ".join(f"{k}={v}" for k, v in fact.dims.items())
         printed = f"{fact.source.text} @{fact.source.start}" if fact.source else "[red]ungrounded[/red]"
-        table.add_row(short_concept(fact.concept), dims, _period(fact), f"{fact.value:,}", fact.unit, printed)
+        table.add_row(short_concept(fact.concept), dims_text(fact.dims), period_text(fact.period), f"{fact.value:,}", fact.unit, printed)
     return table
 
 

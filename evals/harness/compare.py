@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from evals.harness.metrics import Counts, tally
+from evals.harness.metrics import Counts
 from evals.harness.outcomes import FactKey, FactOutcome
 from evals.harness.runner import EvalRun
 
@@ -86,7 +86,8 @@ def compare(baseline: EvalRun, candidate: EvalRun, resamples: int = 2000, seed: 
         result.extras_gone += [Change(key, row, None) for row in was[len(now):]]
     documents = sorted({d.id for d in baseline.documents} & {d.id for d in candidate.documents})
     result.documents = len(documents)
-    per_document = [(_counts(baseline, d), _counts(candidate, d)) for d in documents]
+    before_counts, after_counts = baseline.metrics().by_document, candidate.metrics().by_document
+    per_document = [(before_counts[d], after_counts[d]) for d in documents]
     result.delta_f1 = _delta(per_document)
     result.interval, result.p_value = _bootstrap(per_document, resamples, seed)
     return result
@@ -102,10 +103,6 @@ def _extras(run: EvalRun) -> dict[FactKey, list[FactOutcome]]:
         if row.outcome == "extra":
             extras.setdefault(row.key, []).append(row)
     return extras
-
-
-def _counts(run: EvalRun, document: str) -> Counts:
-    return tally(row for row in run.outcomes if row.document == document)
 
 
 def _delta(pairs: list[tuple[Counts, Counts]]) -> float:

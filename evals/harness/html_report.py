@@ -11,19 +11,17 @@ from html import escape
 from pathlib import Path
 
 from evals.harness.compare import Change, Comparison
-from evals.harness.metrics import Counts
-from evals.harness.outcomes import FactOutcome
+from evals.harness.metrics import Counts, ordered_groups
+from evals.harness.outcomes import LABELS, FactOutcome, describe
 from evals.harness.runner import EvalRun, Metrics
 from evals.harness.store import RunSummary
 from evals.harness.suite import Suite
 from evals.harness.terminal import SCORE_COLUMNS, run_header
 from extractor.document import LoadError
 from extractor.loaders import load
-from extractor.render import short_concept
-from schemas.concepts import GROUPS
+from extractor.render import dims_text, period_text, short_concept
 
 MAX_TEXT = 400_000  # characters of one document shown; beyond that the text is cut (and says so)
-LABELS = {"correct": "right", "wrong_value": "wrong value", "missed": "missed", "extra": "extra"}
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -66,7 +64,7 @@ def render_report(
         _comparison(comparison, anchors) if comparison else "",
         "<h2>F1 across stored runs of this suite</h2>",
         _chart(history, run.id),
-        _scores("By concept group", "group", _ordered_groups(metrics.by_group), metrics.overall),
+        _scores("By concept group", "group", ordered_groups(metrics.by_group), metrics.overall),
         _scores("By award type", "award", metrics.by_award),
         _scores("By document format", "format", metrics.by_format),
         _document_index(run, metrics, anchors),
@@ -89,11 +87,6 @@ def write_report(path: Path, html: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(html, encoding="utf-8")
     return path
-
-
-def _ordered_groups(by_group: dict[str, Counts]) -> dict[str, Counts]:
-    order = [*GROUPS, *sorted(set(by_group) - set(GROUPS))]
-    return {g: by_group[g] for g in order if g in by_group}
 
 
 def _cards(m: Metrics) -> str:
@@ -178,17 +171,15 @@ def _changes(changes: list[Change], anchors: dict[str, str]) -> str:
         assert after is not None
         rows.append(
             f'<tr><td><a href="#{anchors.get(document, "index")}">{escape(document)}</a></td><td class="l">{escape(short_concept(concept))}</td>'
-            f'<td class="l">{escape(_dims(dict(dims)))}</td><td>{end}</td><td>{_num(after.gold_value)}</td>'
+            f'<td class="l">{escape(dims_text(dims))}</td><td>{end}</td><td>{_num(after.gold_value)}</td>'
             f'<td class="l">{_state(change.before)}</td><td class="l">{_state(change.after)}</td></tr>'
         )
     return _table(("document", "concept", "dims", "period end", "gold", "before", "after"), rows)
 
 
 def _state(row: FactOutcome | None) -> str:
-    if row is None:
-        return "absent"
-    value = "" if row.outcome == "missed" else f" {_num(row.predicted_value)}"
-    return f'<span class="{row.outcome}">{LABELS[row.outcome]}</span>{value}'
+    text = escape(describe(row))
+    return f'<span class="{row.outcome}">{text}</span>' if row else text
 
 
 def _chart(history: list[RunSummary], current: int | None) -> str:
@@ -276,7 +267,7 @@ def _marks(anchor: str, rows: list[FactOutcome]) -> tuple[list[Mark], list[Mark]
     predicted: list[Mark] = []
     targets: dict[int, tuple[str | None, str | None]] = {}
     for n, row in enumerate(rows):
-        tip = f"{LABELS[row.outcome]}: {short_concept(row.concept)} {_dims(row.dims)} {row.period.end_date} gold {_plain(row.gold_value)} predicted {_plain(row.predicted_value)}"
+        tip = f"{LABELS[row.outcome]}: {short_concept(row.concept)} {dims_text(sorted(row.dims.items()))} {row.period.end_date} gold {_plain(row.gold_value)} predicted {_plain(row.predicted_value)}"
         gold_id = predicted_id = None
         if row.gold_source is not None:
             gold_id = f"g-{anchor}-{n}"
@@ -321,8 +312,8 @@ def _facts_table(rows: list[FactOutcome], targets: dict[int, tuple[str | None, s
             predicted += ' <span class="bad">(ungrounded)</span>'
         body.append(
             f'<tr><td class="{row.outcome}">{LABELS[row.outcome]}</td><td class="l">{escape(row.group)}</td>'
-            f'<td class="l">{escape(short_concept(row.concept))}</td><td class="l">{escape(_dims(row.dims))}</td>'
-            f"<td>{_period(row)}</td><td>{gold}</td><td>{predicted}</td><td class=\"l\">{escape(row.unit)}</td></tr>"
+            f'<td class="l">{escape(short_concept(row.concept))}</td><td class="l">{escape(dims_text(sorted(row.dims.items())))}</td>'
+            f"<td>{period_text(row.period)}</td><td>{gold}</td><td>{predicted}</td><td class=\"l\">{escape(row.unit)}</td></tr>"
         )
     return _table(("outcome", "group", "concept", "dims", "period", "gold", "predicted", "unit"), body)
 
@@ -333,17 +324,8 @@ def _link(target: str | None, value: str, printed: str | None) -> str:
     return f'<a href="#{escape(target)}" title="printed {escape(printed or "")}">{value}</a>'
 
 
-def _period(row: FactOutcome) -> str:
-    p = row.period
-    return str(p.instant) if p.instant else f"{p.start or '…'} → {p.end}"
-
-
-def _dims(dims: dict[str, str]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(dims.items()))
-
-
 def _num(value) -> str:
-    return "—" if value is None else escape(f"{value:,}")
+    return escape(_plain(value))
 
 
 def _plain(value) -> str:

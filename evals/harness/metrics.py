@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from pydantic import BaseModel, computed_field
 
 from evals.harness.outcomes import FactOutcome
+from schemas.concepts import GROUPS
 
 
 def _f1(precision: float, recall: float) -> float:
@@ -24,6 +25,18 @@ class Counts(BaseModel):
     predicted: int = 0
     found: int = 0
     correct: int = 0
+
+    @property
+    def missed(self) -> int:
+        return self.gold - self.found
+
+    @property
+    def wrong(self) -> int:
+        return self.found - self.correct
+
+    @property
+    def extra(self) -> int:
+        return self.predicted - self.found
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -68,6 +81,12 @@ def tally_by(outcomes: Iterable[FactOutcome], key: Callable[[FactOutcome], str])
     for row in outcomes:
         groups.setdefault(key(row), []).append(row)
     return {name: tally(rows) for name, rows in sorted(groups.items())}
+
+
+def ordered_groups(by_group: dict[str, Counts]) -> dict[str, Counts]:
+    """Concept groups in the note's order (schemas.concepts.GROUPS), any others after."""
+    order = [*GROUPS, *sorted(set(by_group) - set(GROUPS))]
+    return {g: by_group[g] for g in order if g in by_group}
 
 
 def grounding_rate(outcomes: Iterable[FactOutcome]) -> float | None:

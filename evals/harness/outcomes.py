@@ -17,6 +17,7 @@ from schemas.facts import Fact
 from schemas.values import Period, SourceSpan
 
 Outcome = Literal["correct", "wrong_value", "missed", "extra"]
+LABELS: dict[str, str] = {"correct": "right", "wrong_value": "wrong value", "missed": "missed", "extra": "extra"}
 FactKey = tuple[str, str, str, tuple[tuple[str, str], ...]]
 
 
@@ -49,6 +50,15 @@ class FactOutcome(BaseModel):
     @property
     def is_predicted(self) -> bool:
         return self.outcome != "missed"
+
+
+def describe(row: FactOutcome | None) -> str:
+    """A fact's state in one run, for a reader: 'right 9,000', 'wrong value 12', 'missed', 'absent'."""
+    if row is None:
+        return "absent"
+    if row.outcome == "missed":
+        return LABELS["missed"]
+    return f"{LABELS[row.outcome]} {row.predicted_value:,}"
 
 
 def fact_outcomes(document: str, predicted: list[Fact], gold: list[Fact]) -> list[FactOutcome]:

@@ -20,12 +20,10 @@ from evals.harness.metrics import Counts, grounding_rate, tally, tally_by
 from evals.harness.outcomes import FactOutcome, fact_outcomes
 from evals.harness.suite import Suite, SuiteDocument
 from extractor import __version__
-from extractor.document import LoadError
-from extractor.extraction import Extraction
-from extractor.llm.client import EndpointError, LLMError
-from extractor.llm.usage import Usage
-from extractor.loaders import load
+from extractor.attempt import attempt
 from extractor.document import Document
+from extractor.extraction import Extraction
+from extractor.llm.usage import Usage
 from extractor.validator import validate
 from schemas.concepts import to_facts
 
@@ -80,6 +78,7 @@ class EvalRun(BaseModel):
     def metrics(self) -> Metrics:
         extracted = [d for d in self.documents if d.status == "extracted"]
         formats = {d.id: d.format or "(unnamed)" for d in self.documents}
+        per_document = tally_by(self.outcomes, lambda row: row.document)
         usages = [d.usage for d in self.documents if d.usage is not None]
         total_usage = None
         if usages:
@@ -90,7 +89,7 @@ class EvalRun(BaseModel):
             overall=tally(self.outcomes),
             by_group=tally_by(self.outcomes, lambda row: row.group),
             by_award=tally_by(self.outcomes, lambda row: row.award),
-            by_document={d.id: tally(r for r in self.outcomes if r.document == d.id) for d in self.documents},
+            by_document={d.id: per_document.get(d.id, Counts()) for d in self.documents},
             by_format=tally_by(self.outcomes, lambda row: formats.get(row.document, "")),
             grounding_rate=grounding_rate(self.outcomes),
             validation_pass_rate=sum(bool(d.passed) for d in extracted) / len(extracted) if extracted else None,
@@ -146,23 +145,12 @@ def run_suite(
 
 def _run_one(document: SuiteDocument, extract: Extract) -> tuple[DocumentResult, Extraction | None]:
     started = time.perf_counter()
-
-    def failed(reason: str, usage: Usage | None = None) -> tuple[DocumentResult, None]:
-        seconds = time.perf_counter() - started
-        result = DocumentResult(id=document.id, format=document.format, status="failed", reason=reason, usage=usage, seconds=seconds)
+    tried = attempt(document.path, extract)
+    extraction, loaded = tried.extraction, tried.document
+    if extraction is None or loaded is None:
+        result = DocumentResult(id=document.id, format=document.format, status="failed", reason=tried.reason,
+                                usage=tried.usage, seconds=time.perf_counter() - started)
         return result, None
-
-    try:
-        loaded = load(document.path)
-        extraction = extract(loaded)
-    except LoadError as error:
-        return failed(str(error))
-    except EndpointError:
-        raise
-    except LLMError as error:
-        return failed(str(error), error.usage)
-    except Exception as error:  # noqa: BLE001 - one document's bug must not lose the run
-        return failed(f"internal error, please report it: {error!r}")
     validation = validate(extraction, loaded, document.accepted_findings)
     result = DocumentResult(
         id=document.id,

@@ -8,10 +8,10 @@ from rich.table import Table
 from rich.text import Text
 
 from evals.harness.compare import Change, Comparison
-from evals.harness.metrics import Counts
+from evals.harness.metrics import Counts, ordered_groups
+from evals.harness.outcomes import describe
 from evals.harness.runner import EvalRun, Metrics
-from extractor.render import short_concept
-from schemas.concepts import GROUPS
+from extractor.render import dims_text, short_concept
 
 SCORE_COLUMNS = ("gold", "predicted", "found F1", "value acc.", "precision", "recall", "F1")
 
@@ -42,19 +42,17 @@ def run_header(run: EvalRun) -> str:
 
 def run_report(run: EvalRun, metrics: Metrics) -> RenderableType:
     """Scores per concept group, award type and document, then the run's other figures."""
-    groups = {g: metrics.by_group[g] for g in (*GROUPS, *sorted(set(metrics.by_group) - set(GROUPS))) if g in metrics.by_group}
     documents = Table(title="Per document", title_justify="left")
     for column in ("document", "format", "status", "validation", "F1", "missed", "wrong", "extra"):
         documents.add_column(column, justify="right" if column in ("F1", "missed", "wrong", "extra") else "left")
     for result in run.documents:
-        rows = [r for r in run.outcomes if r.document == result.id]
+        counts = metrics.by_document[result.id]
         validation = "—" if result.passed is None else ("[green]passed[/green]" if result.passed else
                      f"[red]failed[/red] ({sum(f.severity == 'error' for f in result.findings)} errors)")
         status = "extracted" if result.status == "extracted" else f"[red]failed[/red]: {escape(result.reason or '')}"
         documents.add_row(
-            escape(result.id), escape(result.format), status, validation, f"{metrics.by_document[result.id].f1:.3f}",
-            str(sum(r.outcome == "missed" for r in rows)), str(sum(r.outcome == "wrong_value" for r in rows)),
-            str(sum(r.outcome == "extra" for r in rows)),
+            escape(result.id), escape(result.format), status, validation, f"{counts.f1:.3f}",
+            str(counts.missed), str(counts.wrong), str(counts.extra),
         )
     grounding = "—" if metrics.grounding_rate is None else f"{metrics.grounding_rate:.1%}"
     passing = "—" if metrics.validation_pass_rate is None else f"{metrics.validation_pass_rate:.0%}"
@@ -66,7 +64,7 @@ def run_report(run: EvalRun, metrics: Metrics) -> RenderableType:
         lines.append(f"LLM usage: {metrics.usage.summary()}")
     return Group(
         Text(run_header(run), style="bold"),
-        _score_table("By concept group", "group", groups, metrics.overall),
+        _score_table("By concept group", "group", ordered_groups(metrics.by_group), metrics.overall),
         _score_table("By award type", "award", metrics.by_award),
         _score_table("By document format", "format", metrics.by_format),
         documents,
@@ -101,26 +99,9 @@ def _changes_table(title: str, changes: list[Change], style: str, limit: int) ->
         table.add_column(column, overflow="fold")
     for change in changes[:limit]:
         document, concept, end, dims = change.key
-        table.add_row(escape(document), escape(short_concept(concept)), escape(", ".join(f"{k}={v}" for k, v in dims)), end,
-                      _value(change, "gold"), _state(change.before), _state(change.after))
+        gold = (change.after or change.before).gold_value
+        table.add_row(escape(document), escape(short_concept(concept)), escape(dims_text(dims)), end,
+                      "—" if gold is None else f"{gold:,}", escape(describe(change.before)), escape(describe(change.after)))
     if len(changes) > limit:
         table.add_row(f"… {len(changes) - limit} more (see the HTML report)", "", "", "", "", "", "")
     return table
-
-
-def _value(change: Change, which: str) -> str:
-    row = change.after or change.before
-    value = getattr(row, f"{which}_value") if row else None
-    return "—" if value is None else f"{value:,}"
-
-
-def _state(row) -> str:
-    if row is None:
-        return "absent"
-    if row.outcome == "correct":
-        return f"right {row.predicted_value:,}"
-    if row.outcome == "wrong_value":
-        return f"wrong {row.predicted_value:,}"
-    if row.outcome == "extra":
-        return f"extra {row.predicted_value:,}"
-    return "missed"
