@@ -42,9 +42,11 @@ WORD_NUMBERS: dict[str, int] = {
 # One printed number: optional "(" and "$", digits with thousands separators, decimals,
 # optional "%" and ")". Signs and currency are reported, not folded into the digits.
 NUMBER_RE = re.compile(
-    r"(?P<lead_currency>\$)?\s*(?P<open>\()?\s*(?P<currency>\$)?\s*(?P<sign>[-\u2212])?"
+    # Spaces only after a "$" or "(", never before optional parts: a run of spaces (aligned text)
+    # then fails at once instead of being split every way between three optional \s*.
+    r"(?:(?P<lead_currency>\$)\s*)?(?:(?P<open>\()\s*)?(?:(?P<currency>\$)\s*)?(?P<sign>[-\u2212])?"
     r"(?P<digits>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
-    r"\s*(?P<percent>%)?\s*(?P<close>\))?\s*(?P<trail_percent>%)?"
+    r"(?:\s*(?P<percent>%))?(?:\s*(?P<close>\)))?(?:\s*(?P<trail_percent>%))?"
 )
 
 EMPTY_MARKERS = frozenset({"—", "–", "-", "--", "n/a", "N/A", "nm", "NM", "*"})
