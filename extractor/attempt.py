@@ -1,7 +1,8 @@
 """One input from path to Extraction, every failure but the endpoint's turned into a reason.
 
-`extract` and `eval` (and bulk runs) go on after a bad document; only an EndpointError (bad
-key, model or URL) propagates, since no other document would fare better.
+`extract` and `eval` go on after a bad document; only an EndpointError (bad key, model or URL)
+propagates, since no other document would fare better. (Bulk runs split these steps between
+worker processes and the event loop: extractor.bulk.work.)
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from extractor.extraction import Extraction
 from extractor.llm.client import EndpointError, LLMError
 from extractor.llm.usage import Usage
 from extractor.loaders import load
+
+INTERNAL_ERROR = "internal error, please report it: {error}"
 
 
 @dataclass
@@ -43,4 +46,4 @@ def attempt(path: Path, extract: Callable[[Document], Extraction]) -> Attempt:
     except LLMError as error:
         return Attempt(path, document, reason=str(error), usage=error.usage)
     except Exception as error:  # noqa: BLE001 - one document's bug must not lose the batch
-        return Attempt(path, document, reason=f"internal error, please report it: {error!r}")
+        return Attempt(path, document, reason=INTERNAL_ERROR.format(error=repr(error)))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from enum import Enum
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated
 
 import typer
 from pydantic import ValidationError
@@ -26,14 +25,16 @@ from evals.harness.suite import SuiteError, load_suite
 from evals.harness.terminal import comparison_report, run_report
 from extractor import __version__
 from extractor.attempt import attempt
-from extractor.backends.choice import BackendName, extractor_for, resolve_backend
+from extractor.backends.choice import BackendName
+from extractor.cli_options import (
+    ApiKeyOption, BackendOption, BaseUrlOption, CacheDirOption, CacheOption, ConfigOption, MaxCharsOption,
+    ModelOption, ModeOption, PromptOption, TemperatureOption, TimeoutOption, backend_runner, err, llm_flags,
+)  # fmt: skip
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
 from extractor.gold_cli import gold_app
-from extractor.llm.cassettes import CacheMode
+from extractor.run_cli import run_command
 from extractor.llm.client import EndpointError
-from extractor.llm.config import ConfigError, LLMConfig, StructuredMode, resolve_config
-from extractor.llm.prompts import PromptError
 from extractor.llm.usage import Usage
 from extractor.loaders import load
 from extractor.render import facts_table, findings_table, score_table
@@ -47,7 +48,6 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Extract stock-based compensation data from SEC filing sections, grounded in the source text.",
 )
-err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 class OutputFormat(str, Enum):
@@ -66,45 +66,6 @@ def iter_inputs(paths: list[Path]) -> Iterator[Path]:
 
 
 ACCEPT_HELP = "Accepted findings (JSON Lines of {id, reason}) to set aside, e.g. evals/gold/<document>.accepted.jsonl."
-
-
-LLM = "LLM options (backends llm, hybrid, auto; flags win over the environment and extractor.toml's llm table)"
-
-# Options shared by the commands that run a backend (extract, eval): declared once.
-BackendOption = Annotated[BackendName, typer.Option(help="rules: no LLM, no key. llm: the model reads every note. hybrid: rules first, the LLM only for parts rules left empty or got wrong. auto: llm when an endpoint or key is configured, else rules.")]
-ModelOption = Annotated[str | None, typer.Option(help="Model name as the endpoint knows it (default: gpt-4o-mini; env EXTRACTOR_MODEL).", rich_help_panel=LLM)]
-BaseUrlOption = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama) (env OPENAI_BASE_URL).", rich_help_panel=LLM)]
-ApiKeyOption = Annotated[str | None, typer.Option(help="API key (env OPENAI_API_KEY, preferred: flags show in process lists). Local servers need none.", rich_help_panel=LLM)]
-TemperatureOption = Annotated[float | None, typer.Option(help="Sampling temperature (default: 0).", rich_help_panel=LLM)]
-TimeoutOption = Annotated[float | None, typer.Option(help="Seconds to wait for one answer (default: 120).", rich_help_panel=LLM)]
-ModeOption = Annotated[StructuredMode | None, typer.Option(help="How the answer is constrained to the schema (default: tools, which OpenAI, vLLM, Ollama and llama.cpp all support).", rich_help_panel=LLM)]
-CacheOption = Annotated[CacheMode | None, typer.Option(help="Recorded completions: read-write reuses and records, replay never calls the endpoint, off (default: read-write).", rich_help_panel=LLM)]
-CacheDirOption = Annotated[Path | None, typer.Option(help="Folder of recorded completions (plain JSON files; commit them to replay) (default: .extractor-cache/completions).", rich_help_panel=LLM)]
-PromptOption = Annotated[str | None, typer.Option(help="Prompt id, id@vN, or a .toml file (default: stock_compensation, latest version).", rich_help_panel=LLM)]
-MaxCharsOption = Annotated[int | None, typer.Option(help="Longest note text in one prompt; longer notes are split with overlap (default: 60000).", rich_help_panel=LLM)]
-ConfigOption = Annotated[Path | None, typer.Option(help="TOML file with an llm table of these settings and llm.prices tables (input/output dollars per million tokens per model) (default: ./extractor.toml if present).", rich_help_panel=LLM)]
-
-
-LLM_FLAGS = ("model", "base_url", "api_key", "temperature", "timeout", "mode", "cache", "cache_dir", "prompt", "max_chars")
-
-
-def llm_flags(arguments: dict[str, object]) -> dict[str, object]:
-    """The LLM settings among a command's arguments, for resolve_config."""
-    return {name: arguments[name] for name in LLM_FLAGS}
-
-
-def backend_runner(backend: BackendName, flags: dict[str, object], config: Path | None) -> tuple[BackendName, Callable[[Document], Extraction], LLMConfig]:
-    """The chosen backend as a function, with its settings; bad settings exit 2 with the reason."""
-    try:
-        settings = resolve_config(flags, config_file=config) if backend is not BackendName.rules else LLMConfig()
-        chosen, why = resolve_backend(backend, settings)
-        run = extractor_for(chosen, settings)
-    except (ConfigError, PromptError) as error:
-        err.print(f"[red]error[/red]: {escape(str(error))}")
-        raise typer.Exit(code=2) from error
-    if backend is BackendName.auto:
-        err.print(f"[dim]{escape(why)}[/dim]")
-    return chosen, run, settings
 
 
 @app.command()
@@ -533,6 +494,7 @@ def version() -> None:
     typer.echo(__version__)
 
 
+app.command("run")(run_command)
 app.add_typer(gold_app, name="gold", help="Build gold facts for eval suites.")
 
 

@@ -1,7 +1,8 @@
 """TEST FIXTURE: a scripted OpenAI-compatible HTTP server on 127.0.0.1. No model runs here.
 
 Each request to /v1/chat/completions takes the next scripted reply: a completion built from
-arguments the test wrote (`tool_reply`), an HTTP error, or a delay. The server records every
+arguments the test wrote (`tool_reply`), an HTTP error, or a delay; or, for concurrent clients,
+the reply a `responder` function picks for the request. The server records every
 request body so tests can check what the client sent, and how many times.
 """
 
@@ -12,6 +13,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import Any
 
 
@@ -52,14 +54,21 @@ def error_reply(status: int, message: str, headers: dict[str, str] | None = None
     return Reply(status=status, body={"error": {"message": message, "type": "scripted", "code": code}}, headers=headers or {})
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog, 5, drops connections when 64 clients connect at once
+    daemon_threads = True
+
+
 class ScriptedServer:
     """Start with `with ScriptedServer() as server:`; `server.base_url` goes to the client."""
 
-    def __init__(self) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], Reply] | None = None) -> None:
+        self.responder = responder  # when set, answers every request instead of the script
         self.script: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
+        self.arrivals: list[float] = []  # time.monotonic() of each request, in order
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = _Server(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     @property
@@ -77,6 +86,9 @@ class ScriptedServer:
     def _next(self, body: dict[str, Any]) -> Reply:
         with self._lock:
             self.requests.append(body)
+            self.arrivals.append(time.monotonic())
+            if self.responder is not None:
+                return self.responder(body)
             if not self.script:
                 return error_reply(500, "scripted test server: no reply left in the script")
             return self.script.pop(0)

@@ -19,6 +19,7 @@ import openai
 
 from extractor.llm.cassettes import Cassettes, CacheMode, CassetteMiss
 from extractor.llm.config import LLMConfig, StructuredMode
+from extractor.llm.limits import RateLimiter
 from extractor.llm.transport import RetryPolicy, transports
 from extractor.llm.usage import Usage, charge
 
@@ -71,10 +72,11 @@ def _api_key(config: LLMConfig) -> str:
 
 
 def make_clients(config: LLMConfig) -> Clients:
-    """Both clients share the transport's retry policy, cassettes and price table; openai's own retries are off."""
+    """Both clients share the transport's retry policy, rate limits, cassettes and price table; openai's own retries are off."""
     cassettes = Cassettes(config.cache_dir, config.cache) if config.cache is not CacheMode.off else None
     policy = RetryPolicy(attempts=config.attempts, initial_wait=config.retry_wait, max_wait=config.max_wait)
-    sync_transport, async_transport = transports(policy, cassettes, config.price)
+    limiter = RateLimiter(config.rpm, config.tpm) if config.rpm or config.tpm else None
+    sync_transport, async_transport = transports(policy, cassettes, config.price, limiter)
     common: dict[str, Any] = {"base_url": config.base_url, "timeout": config.timeout, "max_retries": 0}
     key = KEYLESS if config.cache is CacheMode.replay and config.api_key is None else _api_key(config)
     sync_client = openai.OpenAI(api_key=key, http_client=httpx2.Client(transport=sync_transport), **common)

@@ -47,6 +47,8 @@ class LLMConfig(BaseModel):
     cache: CacheMode = CacheMode.read_write
     cache_dir: Path = Path(".extractor-cache/completions")
     prompt: str = "stock_compensation"
+    rpm: float | None = Field(default=None, gt=0, description="Requests per minute this client may send (None: no limit).")
+    tpm: float | None = Field(default=None, gt=0, description="Tokens per minute (prompt and completion) this client may use.")
     prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens, by model.")
 
     @field_validator("api_key")

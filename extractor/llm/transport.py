@@ -1,4 +1,4 @@
-"""The HTTP layer under the openai client: cassettes first, then bounded retries, counting every call.
+"""The HTTP layer under the openai client: cassettes first, then rate limits and bounded retries, counting every call.
 
 Retrying here, below openai and instructor, repeats one HTTP request, not a whole conversation: a
 429 on a re-ask does not restart the extraction. openai's own retries are turned off (max_retries=0)
@@ -27,6 +27,7 @@ from tenacity import (
 )
 
 from extractor.llm.cassettes import Cassettes
+from extractor.llm.limits import RateLimiter, estimate_tokens
 from extractor.llm.usage import Price, charge
 
 TRANSIENT_ERRORS = (httpx2.TimeoutException, httpx2.NetworkError, httpx2.RemoteProtocolError)
@@ -90,10 +91,11 @@ def retry_after(headers: httpx2.Headers) -> float | None:
 class _Ledger:
     """What the sync and async transports share: cassette lookups, response rebuilding, counting."""
 
-    def __init__(self, policy: RetryPolicy, cassettes: Cassettes | None, price: Price | None) -> None:
+    def __init__(self, policy: RetryPolicy, cassettes: Cassettes | None, price: Price | None, limiter: RateLimiter | None) -> None:
         self.policy = policy
         self.cassettes = cassettes
         self.price = price
+        self.limiter = limiter if limiter is not None and limiter.active else None
 
     def replayed(self, request: httpx2.Request) -> httpx2.Response | None:
         recorded = self.cassettes.get(request.content) if self.cassettes else None
@@ -102,7 +104,7 @@ class _Ledger:
         charge().cache_hits += 1
         return httpx2.Response(200, headers={"content-type": "application/json"}, content=recorded, request=request)
 
-    def received(self, request: httpx2.Request, response: httpx2.Response, started: float) -> httpx2.Response:
+    def received(self, request: httpx2.Request, response: httpx2.Response, started: float, estimate: int) -> httpx2.Response:
         """A read response as a fresh one (bodies are decoded), with its tokens and time counted."""
         usage = charge()
         usage.requests += 1
@@ -111,9 +113,11 @@ class _Ledger:
         fresh = httpx2.Response(response.status_code, headers=headers, content=response.content, request=request)
         if response.status_code == 200 and request.url.path.endswith("completions"):
             try:
-                usage.record_completion(json.loads(response.content), self.price)
+                spent = usage.record_completion(json.loads(response.content), self.price)
             except ValueError:
                 return fresh  # openai reports the unreadable body
+            if self.limiter is not None:
+                self.limiter.settle(estimate, spent)
             if self.cassettes:
                 self.cassettes.put(request.content, response.content)
         return fresh
@@ -134,6 +138,9 @@ class LLMTransport(httpx2.BaseTransport):
         return self.ledger.replayed(request) or Retrying(**self.ledger.policy.options())(self._send, request)
 
     def _send(self, request: httpx2.Request) -> httpx2.Response:
+        estimate = estimate_tokens(request.content)
+        if self.ledger.limiter is not None:
+            self.ledger.limiter.wait(estimate)
         started, response = time.monotonic(), None
         try:
             response = self.inner.handle_request(request)
@@ -144,7 +151,7 @@ class LLMTransport(httpx2.BaseTransport):
         finally:
             if response is not None:
                 response.close()
-        return self.ledger.received(request, response, started)
+        return self.ledger.received(request, response, started, estimate)
 
     def close(self) -> None:
         self.inner.close()
@@ -161,6 +168,9 @@ class AsyncLLMTransport(httpx2.AsyncBaseTransport):
         return replayed or await AsyncRetrying(**self.ledger.policy.options())(self._send, request)
 
     async def _send(self, request: httpx2.Request) -> httpx2.Response:
+        estimate = estimate_tokens(request.content)
+        if self.ledger.limiter is not None:
+            await self.ledger.limiter.acquire(estimate)
         started, response = time.monotonic(), None
         try:
             response = await self.inner.handle_async_request(request)
@@ -171,15 +181,15 @@ class AsyncLLMTransport(httpx2.AsyncBaseTransport):
         finally:
             if response is not None:
                 await response.aclose()
-        return self.ledger.received(request, response, started)
+        return self.ledger.received(request, response, started, estimate)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
 def transports(
-    policy: RetryPolicy, cassettes: Cassettes | None, price: Price | None
+    policy: RetryPolicy, cassettes: Cassettes | None, price: Price | None, limiter: RateLimiter | None = None
 ) -> tuple[LLMTransport, AsyncLLMTransport]:
-    """A sync and an async transport sharing one policy, cassette store and price."""
-    ledger = _Ledger(policy, cassettes, price)
+    """A sync and an async transport sharing one policy, cassette store, price and rate limits."""
+    ledger = _Ledger(policy, cassettes, price, limiter)
     return LLMTransport(ledger), AsyncLLMTransport(ledger)

@@ -37,8 +37,8 @@ class Usage(BaseModel):
         self.latency_seconds += other.latency_seconds
         self.cost_usd = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
 
-    def record_completion(self, body: dict, price: Price | None) -> None:
-        """Count the tokens of one live completion (cache hits are free and counted apart)."""
+    def record_completion(self, body: dict, price: Price | None) -> int:
+        """Count the tokens of one live completion (cache hits are free and counted apart); returns them."""
         usage = body.get("usage") or {}
         prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         self.prompt_tokens += prompt
@@ -47,6 +47,7 @@ class Usage(BaseModel):
             self.cost_usd = None
         elif self.cost_usd is not None:
             self.cost_usd += (price.input * prompt + price.output * completion) / 1_000_000
+        return prompt + completion
 
     def summary(self) -> str:
         cost = "no price for this model" if self.cost_usd is None else f"${self.cost_usd:.4f}"

@@ -10,7 +10,7 @@ from extractor.loaders.decode import decode_bytes
 from extractor.loaders.edgar import choose_document, is_submission, split_documents, submission_metadata
 from extractor.loaders.html import html_to_text, parse_header_date
 
-__all__ = ["load", "load_text", "LoadError"]
+__all__ = ["load", "load_bytes", "load_text", "LoadError"]
 
 _HTML_RE = re.compile(r"<(html|body|table|div|p|tr|td|span|font)\b", re.IGNORECASE)
 # "Label      1,234   $ 56.78": a label, two or more spaces, then a number.
@@ -26,9 +26,14 @@ def load(path: str | Path) -> Document:
         raise LoadError(str(path), "is a directory, not a file") from err
     except OSError as err:
         raise LoadError(str(path), f"cannot be read ({err.strerror or err})") from err
+    return load_bytes(data, str(path), path.stem)
+
+
+def load_bytes(data: bytes, path: str, doc_id: str) -> Document:
+    """Build a Document from a file's raw bytes (read from disk, an archive, or another process)."""
     warnings: list[str] = []
-    text = decode_bytes(str(path), data, warnings)
-    doc = load_text(text, path=str(path), doc_id=path.stem)
+    text = decode_bytes(path, data, warnings)
+    doc = load_text(text, path=path, doc_id=doc_id)
     doc.warnings[:0] = warnings
     return doc
 

@@ -1,0 +1,134 @@
+"""The files a bulk run writes into its output folder, and the one writer that appends to them.
+
+records.jsonl and facts.csv are append-only logs, written only by `OutputWriter` (one writer, so
+lines are never interleaved) and cut back to the manifest's committed lengths when a run starts:
+see manifest.py for why that makes them exactly-once. failures.jsonl, facts.parquet and
+summary.json are derived from the manifest and facts.csv at the end of every run, written to a
+temporary file and renamed, so a kill never leaves half of one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from extractor.bulk.manifest import Finished, Manifest, ManifestError, Status
+
+RECORDS = "records.jsonl"
+FACTS_CSV = "facts.csv"
+FACTS_PARQUET = "facts.parquet"
+FAILURES = "failures.jsonl"
+SUMMARY = "summary.json"
+MANIFEST = "manifest.sqlite"
+
+FACT_COLUMNS = (
+    "document_id", "document_ref", "document_sha256", "status",
+    "concept", "value", "unit", "period_start", "period_end", "period_instant",
+    "award", "line_item", "bound", "year",
+    "source_start", "source_end", "source_text",
+)  # fmt: skip
+LOGS = (RECORDS, FACTS_CSV)
+
+
+def csv_rows(rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+class OutputWriter:
+    """Appends documents' lines to the logs and commits them with their status in the manifest."""
+
+    def __init__(self, folder: Path, manifest: Manifest, durable: bool = True) -> None:
+        self.folder = folder
+        self.manifest = manifest
+        self.durable = durable  # fsync before each commit: survives a power cut, not just a kill
+        committed = manifest.lengths()
+        self.handles = {name: self._open(name, committed.get(name, 0)) for name in LOGS}
+        if self.handles[FACTS_CSV].tell() == 0:
+            self.handles[FACTS_CSV].write(csv_rows([list(FACT_COLUMNS)]).encode("utf-8"))
+
+    def _open(self, name: str, length: int):  # type: ignore[no-untyped-def]
+        path = self.folder / name
+        size = path.stat().st_size if path.exists() else 0
+        if size < length:
+            raise ManifestError(
+                f"{path} is shorter ({size:,} bytes) than the run manifest recorded ({length:,}): "
+                "it was edited or replaced; start a new --out"
+            )
+        handle = open(path, "r+b" if path.exists() else "w+b")  # noqa: SIM115 - held for the run
+        handle.truncate(length)  # drop lines written after the last commit (a killed run)
+        handle.seek(length)
+        return handle
+
+    def write(self, batch: list[tuple[Finished, str | None, str | None]]) -> None:
+        """Each item: the document's outcome, its record line, its facts rows (CSV text)."""
+        for _, record, facts in batch:
+            if record:
+                self.handles[RECORDS].write(record.encode("utf-8"))
+            if facts:
+                self.handles[FACTS_CSV].write(facts.encode("utf-8"))
+        lengths = {}
+        for name, handle in self.handles.items():
+            handle.flush()
+            if self.durable:
+                os.fsync(handle.fileno())
+            lengths[name] = handle.tell()
+        self.manifest.commit([finished for finished, _, _ in batch], lengths)
+
+    def close(self) -> None:
+        for handle in self.handles.values():
+            handle.close()
+
+
+def _temporary(path: Path) -> str:
+    """A new file beside `path`, with the permissions a plain open() would give it (mkstemp's are 0600)."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)
+    return temporary
+
+
+def write_atomically(path: Path, text: str) -> None:
+    temporary = _temporary(path)
+    with open(temporary, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(temporary, path)
+
+
+def write_failures(folder: Path, manifest: Manifest) -> int:
+    """failures.jsonl: one line per input whose document failed, with the reason; returns the count."""
+    lines = []
+    for key, _, document_id, _, reason, stage in manifest.documents([Status.failed]):
+        sha = None if key.startswith("unread:") else key
+        for ref in manifest.refs(key) or [key.removeprefix("unread:")]:
+            lines.append(json.dumps({"ref": ref, "document_id": document_id, "sha256": sha, "stage": stage, "reason": reason}, ensure_ascii=False))
+    write_atomically(folder / FAILURES, "".join(line + "\n" for line in lines))
+    return len(lines)
+
+
+def write_parquet(folder: Path) -> int:
+    """facts.parquet from facts.csv, streamed in row groups; values stay exact (decimal128)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    types: dict[str, Any] = {name: pa.string() for name in FACT_COLUMNS}
+    types.update({"value": pa.decimal128(38, 12), "source_start": pa.int64(), "source_end": pa.int64(), "period_start": pa.date32(), "period_end": pa.date32(), "period_instant": pa.date32()})
+    convert = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True, quoted_strings_can_be_null=False)
+    reader = pacsv.open_csv(folder / FACTS_CSV, convert_options=convert, read_options=pacsv.ReadOptions(block_size=1 << 22))
+    temporary = _temporary(folder / FACTS_PARQUET)
+    rows = 0
+    with pq.ParquetWriter(temporary, reader.schema) as out:
+        for batch in reader:
+            out.write_batch(batch)
+            rows += batch.num_rows
+    os.replace(temporary, folder / FACTS_PARQUET)
+    return rows

@@ -1,0 +1,153 @@
+"""One document's CPU-bound work, run in a worker process: load, rules, validate, render its lines.
+
+Everything here is a plain function of picklable values, so the run's process pool can call it.
+What comes back is either `Rendered` (final: the lines to write and the status to commit) or
+`Loaded` (the document, and for hybrid the rules' plan, for the LLM step in the event loop).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from extractor.attempt import INTERNAL_ERROR
+from extractor.backends import hybrid, rules
+from extractor.bulk.manifest import Finished, Status
+from extractor.bulk.outputs import csv_rows
+from extractor.document import Document, LoadError
+from extractor.extraction import Extraction
+from extractor.loaders import load_bytes
+from extractor.validator import validate
+from schemas.concepts import to_facts
+
+DIMS = ("award", "line_item", "bound", "year")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One input to extract: its reference, its content hash and its bytes."""
+
+    key: str
+    ref: str
+    document_id: str
+    data: bytes
+
+
+@dataclass
+class Rendered:
+    """A finished document: its outcome for the manifest and its lines for the outputs."""
+
+    finished: Finished
+    record: str | None = None  # one line of records.jsonl
+    facts: str | None = None  # rows of facts.csv
+    requests: str | None = None  # lines of a Batch API request file
+    ref: str = ""
+    usage: dict[str, Any] | None = None
+
+
+@dataclass
+class Loaded:
+    """A document read and ready for the LLM step (with the rules' plan, for hybrid)."""
+
+    job: Job
+    document: Document
+    timing: dict[str, float] = field(default_factory=dict)
+    planned: hybrid.Plan | None = None
+
+
+def ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C reaches the whole process group; only the parent decides to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def failure(job: Job, stage: str, reason: str, seconds: float = 0.0, usage: dict[str, Any] | None = None) -> Rendered:
+    return Rendered(Finished(job.key, Status.failed, reason, stage, seconds, usage), ref=job.ref, usage=usage)
+
+
+def run_rules(job: Job) -> Rendered:
+    """Load, extract with rules and validate: the whole job of the rules backend."""
+    loaded = load_job(job)
+    if isinstance(loaded, Rendered):
+        return loaded
+    started = time.perf_counter()
+    try:
+        extraction = rules.extract(loaded.document)
+    except Exception as error:  # noqa: BLE001 - one document's bug must not lose the batch
+        return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
+    loaded.timing["extract_seconds"] = time.perf_counter() - started
+    return finish(loaded, extraction)
+
+
+def load_job(job: Job, plan_hybrid: bool = False) -> Loaded | Rendered:
+    """Read the document (and, for hybrid, run rules to find what the LLM must read)."""
+    started = time.perf_counter()
+    try:
+        document = load_bytes(job.data, job.ref, job.document_id)
+    except LoadError as error:
+        return failure(job, "load", error.reason, time.perf_counter() - started)
+    except Exception as error:  # noqa: BLE001
+        return failure(job, "load", INTERNAL_ERROR.format(error=repr(error)))
+    loaded = Loaded(job, document, {"load_seconds": time.perf_counter() - started})
+    if plan_hybrid:
+        started = time.perf_counter()
+        try:
+            loaded.planned = hybrid.plan(document)
+        except Exception as error:  # noqa: BLE001
+            return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
+        loaded.timing["rules_seconds"] = time.perf_counter() - started
+        if not loaded.planned.parts:
+            return finish(loaded, loaded.planned.ruled)
+    return loaded
+
+
+def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
+    """Validate and render: done when it passes, for review when it does not."""
+    job, document = loaded.job, loaded.document
+    started = time.perf_counter()
+    try:
+        extraction.validation = validate(extraction, document)
+    except Exception as error:  # noqa: BLE001
+        return failure(job, "validate", INTERNAL_ERROR.format(error=repr(error)))
+    timing = {**loaded.timing, "validate_seconds": time.perf_counter() - started}
+    status = Status.done if extraction.validation.passed else Status.review
+    usage = extraction.usage.model_dump(mode="json") if extraction.usage else None
+    record = {
+        "document": {
+            "id": document.id,
+            "ref": job.ref,
+            "sha256": job.key,
+            "bytes": len(job.data),
+            "format": document.format,
+            "metadata": document.metadata.model_dump(mode="json", exclude_none=True),
+        },
+        "status": status.value,
+        "needs_review": status is Status.review,
+        "extraction": extraction.model_dump(mode="json"),
+        "timing": {name: round(value, 6) for name, value in timing.items()},
+    }
+    rows = [
+        [
+            document.id, job.ref, job.key, status.value,
+            fact.concept, format(fact.value, "f"), fact.unit,
+            _day(fact.period.start), _day(fact.period.end), _day(fact.period.instant),
+            *(fact.dims.get(name, "") for name in DIMS),
+            *((str(fact.source.start), str(fact.source.end), fact.source.text) if fact.source else ("", "", "")),
+        ]  # fmt: skip
+        for fact in to_facts(extraction.note)
+    ]
+    seconds = sum(timing.values())
+    reason = None if status is Status.done else f"{len(extraction.validation.errors)} validation errors"
+    return Rendered(
+        Finished(job.key, status, reason, "validate" if reason else None, seconds, usage),
+        record=json.dumps(record, ensure_ascii=False) + "\n",
+        facts=csv_rows(rows),
+        ref=job.ref,
+        usage=usage,
+    )
+
+
+def _day(day: Any) -> str:
+    return day.isoformat() if day is not None else ""

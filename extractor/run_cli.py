@@ -1,0 +1,218 @@
+"""`extractor run`: bulk extraction into an output folder, resumable, concurrent, nothing lost."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from extractor.backends.choice import BackendName
+from extractor.backends.llm import LLMBackend
+from extractor.bulk.manifest import Manifest, ManifestError, Status
+from extractor.bulk.outputs import FAILURES, FACTS_CSV, FACTS_PARQUET, MANIFEST, RECORDS, SUMMARY, OutputWriter, write_failures, write_parquet
+from extractor.bulk.runner import BulkRun, Step, Tally, default_workers
+from extractor.bulk.sources import count, discover
+from extractor.bulk.summary import summarize, summary_table, write_summary
+from extractor.cli_options import (
+    ApiKeyOption, BackendOption, BaseUrlOption, CacheDirOption, CacheOption, ConfigOption, MaxCharsOption,
+    ModelOption, ModeOption, PromptOption, RpmOption, TemperatureOption, TimeoutOption, TpmOption,
+    chosen_backend, err, llm_flags,
+)  # fmt: skip
+from extractor.llm.client import EndpointError
+from extractor.llm.prompts import PromptError
+from extractor.loaders.decode import MAX_BYTES
+
+INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
+
+
+def run_command(
+    inputs: list[str] = typer.Argument(None, metavar="INPUT...", help="Files, folders (walked recursively), glob patterns ('filings/**/*.htm', quoted), EDGAR .txt submissions and .zip archives of any of these."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output folder: records.jsonl, facts.csv, facts.parquet, failures.jsonl, summary.json and the run manifest. Run the same command again to resume."),
+    backend: BackendOption = BackendName.rules,
+    concurrency: int = typer.Option(8, min=1, max=512, help="Documents with the LLM at once (each waits on one request at a time)."),
+    workers: int = typer.Option(default_workers(), min=0, help="Processes for loading, rules and validation (default: one per core; 0: in this process)."),
+    max_bytes: int = typer.Option(MAX_BYTES, min=1, max=MAX_BYTES, help="Larger inputs are not read; each becomes a failure record saying so."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Try documents that failed in an earlier run again (e.g. after an endpoint outage)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar: a progress line every 10 seconds, for logs."),
+    rpm: RpmOption = None,
+    tpm: TpmOption = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key: ApiKeyOption = None,
+    temperature: TemperatureOption = None,
+    timeout: TimeoutOption = None,
+    mode: ModeOption = None,
+    cache: CacheOption = None,
+    cache_dir: CacheDirOption = None,
+    prompt: PromptOption = None,
+    max_chars: MaxCharsOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Extract thousands of filings into one folder; stop any time (Ctrl-C, even kill -9) and run again to finish.
+
+    Each document is identified by the SHA-256 of its bytes: one finished in an earlier run, or
+    the same content under another name, is not extracted again, and every record is written
+    exactly once. Documents that fail validation are kept, marked for review (the correction
+    queue); inputs that cannot be read or extracted become lines of failures.jsonl with the
+    reason, and the batch goes on.
+
+    Exit status: 0 when every input was extracted (some may need review); 1 when some failed, or
+    the endpoint could not serve; 2 for bad settings or an output folder of another run; 130
+    when stopped by Ctrl-C (run the same command again to go on).
+
+    Examples:
+      extractor run filings/ --out out/run
+      extractor run 'edgar/**/*.txt' archive.zip --out out/llm --backend llm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-7B-Instruct --concurrency 32 --rpm 500
+    """
+    if not inputs:
+        err.print("[red]error[/red]: no inputs: name files, folders, globs or zip archives to extract")
+        raise typer.Exit(code=2)
+    chosen, settings = chosen_backend(backend, llm_flags(locals()), config)
+    try:
+        step = Step(chosen, LLMBackend(settings) if chosen is not BackendName.rules else None)
+    except PromptError as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    fingerprint: dict[str, object] = {"backend": chosen.value}
+    if step.llm is not None:
+        fingerprint |= {"model": settings.model, "prompt": step.llm.prompt.name, "prompt_hash": step.llm.prompt.hash}
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        manifest = Manifest(out / MANIFEST)
+        manifest.check_settings(fingerprint)
+        writer = OutputWriter(out, manifest)
+    except (ManifestError, OSError) as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    if retry_failed and (reopened := manifest.reopen([Status.failed])):
+        err.print(f"{reopened:,} documents that failed before will be tried again")
+    total = count(inputs)
+    bulk = BulkRun(manifest, writer, step, workers, concurrency, max_bytes)
+    interrupted = _run(bulk, inputs, total, quiet, chosen is not BackendName.rules)
+    writer.close()
+    failed_inputs = write_failures(out, manifest)
+    facts = _parquet(out)
+    summary = summarize(out, manifest, bulk.tally, failed_inputs, facts)
+    write_summary(out, summary)
+    manifest.close()
+    Console(stderr=True, width=None if err.is_terminal else 120).print(summary_table(summary))
+    err.print(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}")
+    if interrupted:
+        err.print("stopped by Ctrl-C after finishing what was in flight; run the same command again to go on")
+        raise typer.Exit(code=INTERRUPTED)
+    unfinished = summary["documents"]["pending"]
+    if bulk.tally.stopped_by or summary["documents"]["failed"] or unfinished:
+        if unfinished:
+            err.print(f"{unfinished:,} documents are not finished; run the same command again to go on")
+        raise typer.Exit(code=1)
+
+
+def _run(bulk: BulkRun, inputs: list[str], total: int, quiet: bool, llm: bool) -> bool:
+    """Run with a progress display; True when stopped by Ctrl-C."""
+    view = _QuietLog(total, llm) if quiet else _Bar(total, llm)
+    bulk.on_update = view.update
+    interrupted = False
+
+    async def main() -> None:
+        nonlocal interrupted
+        loop = asyncio.get_running_loop()
+
+        def first_interrupt() -> None:
+            nonlocal interrupted
+            interrupted = True
+            bulk.stop.set()
+            err.print("\nCtrl-C: finishing the documents in flight, then stopping (Ctrl-C again to stop at once)")
+            loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl-C raises KeyboardInterrupt as usual
+
+        loop.add_signal_handler(signal.SIGINT, first_interrupt)
+        try:
+            await bulk.run(discover(inputs), total)
+        except EndpointError as error:
+            err.print(f"[red]error[/red]: {escape(str(error))}")
+            err.print("stopped: the endpoint cannot serve any document; the ones not finished stay pending for the next run")
+
+    with view:
+        asyncio.run(main())
+    return interrupted
+
+
+class _Bar:
+    """A progress bar: inputs handled, documents/s, time left, failures, review, tokens, cost."""
+
+    def __init__(self, total: int, llm: bool) -> None:
+        self.llm = llm
+        self.progress = Progress(
+            TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[pace]}"), console=err, transient=False,
+        )  # fmt: skip
+        self.task = self.progress.add_task("run", total=total, pace="")
+
+    def __enter__(self) -> _Bar:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(*exc)
+
+    def update(self, tally: Tally) -> None:
+        handled = tally.skipped + tally.duplicates + tally.finished
+        self.progress.update(self.task, completed=handled, pace=pace(tally, self.llm))
+
+
+class _QuietLog:
+    """For logs: one progress line every `every` seconds, and one at the end."""
+
+    def __init__(self, total: int, llm: bool, every: float = 10.0) -> None:
+        self.total, self.llm, self.every = total, llm, every
+        self.last = time.monotonic()
+        self.tally: Tally | None = None
+
+    def __enter__(self) -> _QuietLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tally is not None:
+            self._log(self.tally)
+
+    def update(self, tally: Tally) -> None:
+        self.tally = tally
+        if time.monotonic() - self.last >= self.every:
+            self.last = time.monotonic()
+            self._log(tally)
+
+    def _log(self, tally: Tally) -> None:
+        handled = tally.skipped + tally.duplicates + tally.finished
+        err.print(f"{time.strftime('%H:%M:%S')} {handled:,}/{self.total:,} inputs, {pace(tally, self.llm)}")
+
+
+def pace(tally: Tally, llm: bool) -> str:
+    """documents/s, time left, failures and review so far, and LLM tokens and cost."""
+    rate = tally.finished / tally.elapsed if tally.elapsed > 0 else 0.0
+    left = tally.total - tally.skipped - tally.duplicates - tally.finished
+    eta = f"{_clock(left / rate)} left" if rate > 0 and left > 0 else ""
+    parts = [f"{rate:.1f} documents/s", eta, f"{tally.failed:,} failed", f"{tally.written.get(Status.review, 0):,} for review"]
+    if llm:
+        usage = tally.usage
+        cost = "cost unknown" if usage.cost_usd is None else f"${float(usage.cost_usd):.2f}"
+        parts.append(f"{usage.prompt_tokens + usage.completion_tokens:,} tokens, {cost}")
+    return " · ".join(part for part in parts if part)
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _parquet(out: Path) -> int | None:
+    """facts.parquet from facts.csv; None (with a warning) if it cannot be written."""
+    try:
+        return write_parquet(out)
+    except Exception as error:  # noqa: BLE001 - the CSV holds the same rows; say so and go on
+        err.print(f"[yellow]warning[/yellow]: {out / FACTS_PARQUET} not written ({escape(str(error))}); {out / FACTS_CSV} holds the same rows")
+        return None

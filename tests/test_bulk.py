@@ -1,0 +1,328 @@
+"""Bulk runs (`extractor run`), as a user runs them: a real process on real files, killed, resumed."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from evals.benchmarks.corpus import build_corpus, distinct_copy
+from fixture_paths import HTML_002, ROOT, SEED_000, SEED_002, TEXT_000
+
+EXTRACTOR = [sys.executable, "-m", "extractor.cli"]
+
+
+def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*EXTRACTOR, "run", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def failures(out: Path) -> dict[str, dict]:
+    lines = (out / "failures.jsonl").read_text(encoding="utf-8").splitlines()
+    return {Path(record["ref"]).name if "::" not in record["ref"] else record["ref"].split("::")[1]: record for record in map(json.loads, lines)}
+
+
+def fact_rows(out: Path) -> list[tuple[str, ...]]:
+    with open(out / "facts.csv", encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0][:3] == ["document_id", "document_ref", "document_sha256"]
+    return sorted(tuple(row) for row in rows[1:])
+
+
+def statuses(out: Path) -> Counter[str]:
+    with sqlite3.connect(out / "manifest.sqlite") as db:
+        return Counter(status for (status,) in db.execute("select status from documents"))
+
+
+# --- bad input never stops the batch -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """A folder of good filings and every kind of bad input, run once."""
+    corpus = tmp_path_factory.mktemp("planted")
+    good = build_corpus(corpus / "good", 3, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt", "tests/fixtures/html/002_59f0e0194afd947c.htm"))
+    bad = corpus / "bad"
+    bad.mkdir()
+    (bad / "copy-of-first.txt").write_bytes(good[0].read_bytes())  # same content, another name
+    (bad / "empty.txt").write_bytes(b"")
+    (bad / "binary.bin").write_bytes(bytes(range(256)) * 40)
+    (bad / "image-named.htm").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(2000))  # mislabeled: a picture called .htm
+    (bad / "really-html.pdf").write_bytes(HTML_002.read_bytes().replace(b"</html>", b"<!-- renamed --></html>"))  # mislabeled the other way
+    html = HTML_002.read_bytes()
+    (bad / "truncated.htm").write_bytes(html[: len(html) // 2] + b"<td class=")  # cut mid-tag
+    (bad / "huge.txt").write_bytes(b"Stock options outstanding 1,234\n" * 20_000)  # 660 kB, over --max-bytes
+    (bad / "income-taxes.txt").write_text(
+        "Note 7. Income Taxes\nCurrent federal 1,234 2,345\nDeferred state (456) 789\nTotal provision 5,678 9,012\n", encoding="utf-8"
+    )  # a section that is not what a stock compensation run expects
+    (bad / "windows-1252.txt").write_bytes(TEXT_000.read_bytes().replace(b"Weighted", b"\x93Weighted\x94", 1))
+    with zipfile.ZipFile(bad / "archive.zip", "w") as archive:
+        archive.writestr("inner/seed-000.txt", distinct_copy(SEED_000.read_bytes(), ".txt", 900))
+        archive.writestr("inner/seed-002.txt", distinct_copy(SEED_002.read_bytes(), ".txt", 901))
+        archive.writestr("inner/nested.zip", b"PK\x03\x04" + bytes(100))
+    (bad / "broken.zip").write_bytes(b"PK\x03\x04" + b"not really a zip archive" * 10)
+    out = corpus / "out"
+    result = run(str(corpus / "good"), str(bad), str(corpus / "missing-folder"), str(corpus / "nothing-*.htm"),
+                 "--out", str(out), "--workers", "1", "--max-bytes", "400000")  # fmt: skip
+    return out, result
+
+
+def test_bad_inputs_become_failure_records_and_the_batch_goes_on(planted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, result = planted
+    assert result.returncode == 1, result.stderr
+    failed = failures(out)
+    expected = {
+        "empty.txt": ("load", "the file is empty"),
+        "binary.bin": ("load", "binary"),
+        "image-named.htm": ("load", "binary"),
+        "huge.txt": ("read", "over the 400,000-byte limit"),
+        "inner/nested.zip": ("read", "a zip archive inside a zip archive"),
+        "broken.zip": ("read", "zip archive that cannot be opened"),
+        "missing-folder": ("read", "no such file or folder"),
+        "nothing-*.htm": ("read", "matches no file"),
+    }
+    assert set(failed) == set(expected)
+    for name, (stage, reason) in expected.items():
+        assert failed[name]["stage"] == stage, (name, failed[name])
+        assert reason in failed[name]["reason"], (name, failed[name])
+    extracted = {Path(r["document"]["ref"].split("::")[-1]).name: r for r in records(out)}
+    assert set(extracted) == {
+        "doc-000000.txt", "doc-000001.txt", "doc-000002.htm", "really-html.pdf", "truncated.htm",
+        "income-taxes.txt", "windows-1252.txt", "seed-000.txt", "seed-002.txt",
+    }  # fmt: skip
+    assert extracted["really-html.pdf"]["document"]["format"] == "html"  # read by content, not by name
+    assert extracted["really-html.pdf"]["status"] == "done"
+    assert extracted["seed-002.txt"]["status"] == "done" and len(extracted["seed-002.txt"]["extraction"]["note"]["award_activity"]) > 0
+    taxes = extracted["income-taxes.txt"]
+    assert taxes["status"] == "review" and taxes["needs_review"] is True
+    assert [f["rule"] for f in taxes["extraction"]["validation"]["findings"]] == ["coverage.empty"]
+    assert any("decoded as cp1252" in w for w in extracted["windows-1252.txt"]["extraction"]["warnings"])
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["inputs"] == 18  # every name given, the duplicate and the failures included
+    assert summary["documents"]["total"] == 9 + 8  # the duplicate is one document
+    assert summary["documents"]["failed"] == 8 and summary["failed_inputs"] == 8
+    assert summary["this_run"]["duplicates"] == 1
+    assert "8 failed" in result.stderr or "failed (see failures.jsonl)" in result.stderr
+
+
+def test_facts_csv_and_parquet_hold_the_same_rows_with_spans(planted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    import pyarrow.parquet as pq
+
+    out, _ = planted
+    rows = fact_rows(out)
+    table = pq.read_table(out / "facts.parquet")
+    assert table.num_rows == len(rows) > 200
+    assert str(table.schema.field("value").type) == "decimal128(38, 12)"
+    first = table.slice(0, 1).to_pylist()[0]
+    document = next(r for r in records(out) if r["document"]["sha256"] == first["document_sha256"])
+    text_start, text_end = first["source_start"], first["source_end"]
+    assert first["source_text"] and text_end - text_start == len(first["source_text"])
+    assert document["extraction"]["document_sha256"]  # the record carries the text's hash the span points into
+
+
+def test_rerun_skips_finished_documents_and_retries_failed_only_when_asked(planted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, _ = planted
+    before = (out / "records.jsonl").read_bytes()
+    again = run(*_planted_args(out), "--out", str(out), "--workers", "1", "--max-bytes", "400000")
+    assert again.returncode == 1
+    assert (out / "records.jsonl").read_bytes() == before
+    this_run = json.loads((out / "summary.json").read_text())["this_run"]
+    # 9 extracted and 3 failed on their content are final; inputs that could not be read are read again
+    assert this_run["already_finished"] == 12 and this_run["finished"] == {"failed": 5}
+    retried = run(*_planted_args(out), "--out", str(out), "--workers", "1", "--max-bytes", "400000", "--retry-failed")
+    assert "8 documents that failed before will be tried again" in retried.stderr
+    this_run = json.loads((out / "summary.json").read_text())["this_run"]
+    assert this_run["already_finished"] == 9 and this_run["finished"] == {"failed": 8}
+    assert (out / "records.jsonl").read_bytes() == before
+    assert len(failures(out)) == len((out / "failures.jsonl").read_text().splitlines()) == 8  # one line per failed input, still
+    other = run(*_planted_args(out), "--out", str(out), "--backend", "hybrid", "--base-url", "http://127.0.0.1:9/v1")
+    assert other.returncode == 2 and "holds a run with other settings" in other.stderr
+
+
+def _planted_args(out: Path) -> list[str]:
+    corpus = out.parent
+    return [str(corpus / "good"), str(corpus / "bad"), str(corpus / "missing-folder"), str(corpus / "nothing-*.htm")]
+
+
+# --- killed at any moment, resumed: exactly one record per document ------------------------------
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    """A run in its own process group, as a shell starts a job (Ctrl-C reaches the whole group)."""
+    return subprocess.Popen([*EXTRACTOR, "run", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def wait_for_records(out: Path, at_least: int, process: subprocess.Popen[str], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        path = out / "records.jsonl"
+        if path.exists() and path.read_bytes().count(b"\n") >= at_least:
+            return
+        assert process.poll() is None, f"the run ended before {at_least} records: {process.communicate()}"
+        time.sleep(0.01)
+    raise AssertionError(f"no {at_least} records within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, ...]]]:
+    """60 distinct filings, and the facts rows of one uninterrupted run over them."""
+    folder = tmp_path_factory.mktemp("corpus")
+    build_corpus(folder / "in", 60, per_folder=25)
+    clean = folder / "clean"
+    assert run(str(folder / "in"), "--out", str(clean), "--workers", "1").returncode == 0
+    return folder / "in", fact_rows(clean)
+
+
+def test_kill_9_at_any_moment_then_resume_gives_exactly_one_record_per_document(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+    inputs, clean_rows = corpus
+    out = tmp_path / "out"
+    for killed_after in (3, 20, 41):
+        process = start(str(inputs), "--out", str(out), "--workers", "2")
+        wait_for_records(out, killed_after, process)
+        os.killpg(process.pid, signal.SIGKILL)  # the run and its workers, mid-write perhaps
+        process.wait()
+        process.stdout.close(), process.stderr.close()  # type: ignore[union-attr, func-returns-value]
+        with open(out / "records.jsonl", "ab") as handle:
+            handle.write(b'{"half a line written when the power went')  # what a crash mid-append leaves
+    assert 0 < statuses(out)["done"] < 60
+    finished = run(str(inputs), "--out", str(out), "--workers", "2")
+    assert finished.returncode == 0, finished.stderr
+    written = records(out)  # every line parses: the half line is gone
+    assert len(written) == 60
+    assert len({r["document"]["sha256"] for r in written}) == 60
+    assert {r["document"]["ref"] for r in written} == {str(p) for p in inputs.rglob("*.*")}
+    assert fact_rows(out) == clean_rows  # no fact lost or doubled
+    assert statuses(out) == Counter({"done": 48, "review": 12})
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["documents"]["total"] == 60 and summary["documents"]["pending"] == 0
+
+
+def test_ctrl_c_stops_after_the_documents_in_flight_and_the_same_command_goes_on(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+    inputs, clean_rows = corpus
+    out = tmp_path / "out"
+    process = start(str(inputs), "--out", str(out), "--workers", "1")
+    wait_for_records(out, 5, process)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "finishing the documents in flight" in stderr and "run the same command again" in stderr
+    stopped = records(out)
+    assert 5 <= len(stopped) < 60
+    assert sum(statuses(out)[s] for s in ("done", "review")) == len(stopped)  # what was in flight was written and committed
+    resumed = run(str(inputs), "--out", str(out), "--workers", "1")
+    assert resumed.returncode == 0
+    assert json.loads((out / "summary.json").read_text())["this_run"]["already_finished"] == len(stopped)
+    assert len(records(out)) == 60 and fact_rows(out) == clean_rows
+
+
+def test_an_edited_output_folder_is_refused_not_overwritten(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+    inputs, _ = corpus
+    out = tmp_path / "out"
+    assert run(str(inputs), "--out", str(out), "--workers", "1").returncode == 0
+    (out / "records.jsonl").write_text("")  # a user emptied it
+    refused = run(str(inputs), "--out", str(out))
+    assert refused.returncode == 2 and "records.jsonl is shorter" in refused.stderr and "start a new --out" in refused.stderr
+
+
+# --- the LLM path: concurrent, rate-limited, failures recorded ------------------------------------
+
+
+def llm_corpus(folder: Path, copies: int) -> Path:
+    """Copies of both seeds, and one copy of seed 002 the scripted model always fails on."""
+    build_corpus(folder, copies, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
+    poisoned = SEED_002.read_bytes().replace(b"has a share award plan", b"has one share award plan")
+    (folder / "poisoned.txt").write_bytes(poisoned)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def model() -> "ScriptedServer":
+    """A scripted endpoint answering each seed with its quoted answer (500 for the poisoned copy)."""
+    from extractor.backends import rules
+    from extractor.loaders import load
+    from llm_server import ScriptedServer, error_reply, tool_reply
+    from scripted_answers import quoted_answer
+
+    answers = {}
+    for marker, path in (("Articles of Incorporation", SEED_000), ("has a share award plan", SEED_002)):
+        document = load(path)
+        answers[marker] = tool_reply(quoted_answer(rules.extract(document), document))
+
+    def respond(body: dict) -> "Reply":  # noqa: F821
+        prompt = json.dumps(body["messages"])
+        if "has one share award plan" in prompt:
+            return error_reply(500, "scripted: this document always fails")
+        return next(reply for marker, reply in answers.items() if marker in prompt)
+
+    with ScriptedServer(respond) as server:
+        yield server
+
+
+def llm_config(tmp_path: Path, **extra: object) -> Path:
+    path = tmp_path / "extractor.toml"
+    lines = ["[llm]", "attempts = 2", "retry_wait = 0.01", 'model = "scripted"', 'cache = "off"']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in extra.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_llm_run_extracts_concurrently_and_records_the_failing_document(model, tmp_path: Path) -> None:
+    inputs = llm_corpus(tmp_path / "in", 8)
+    out = tmp_path / "out"
+    result = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", model.base_url,
+                 "--config", str(llm_config(tmp_path)), "--concurrency", "4", "--workers", "1")  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    written = records(out)
+    assert len(written) == 8 and {r["status"] for r in written} == {"done"}
+    provenance = written[0]["extraction"]["provenance"]
+    assert provenance["backend"] == "llm" and provenance["model"] == "scripted" and provenance["prompt_id"].startswith("stock_compensation@v")
+    assert written[0]["extraction"]["usage"]["requests"] == 1 and written[0]["timing"]["extract_seconds"] > 0
+    failed = failures(out)
+    assert list(failed) == ["poisoned.txt"]
+    assert failed["poisoned.txt"]["stage"] == "extract" and "HTTP 500 after 2 attempts" in failed["poisoned.txt"]["reason"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["llm"]["requests"] == 8 + 2  # eight answers, and two attempts at the poisoned copy
+    assert summary["llm"]["prompt_tokens"] == 8 * 1000 and summary["llm"]["retries"] == 1
+    assert "LLM (all runs)" in result.stderr
+
+
+def test_an_endpoint_that_cannot_serve_stops_the_run_and_leaves_documents_pending(model, tmp_path: Path) -> None:
+    inputs = llm_corpus(tmp_path / "in", 4)
+    out = tmp_path / "out"
+    config = str(llm_config(tmp_path))
+    down = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", "http://127.0.0.1:9/v1", "--config", config, "--workers", "0")
+    assert down.returncode == 1
+    assert "cannot reach http://127.0.0.1:9/v1" in down.stderr and "stay pending for the next run" in down.stderr
+    assert not records(out) and not (out / "failures.jsonl").read_text()  # nothing recorded as failed: the documents did not fail
+    assert statuses(out)["pending"] >= 1
+    back = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", model.base_url, "--config", config, "--workers", "0")
+    assert len(records(out)) == 4 and list(failures(out)) == ["poisoned.txt"]
+    assert back.returncode == 1 and statuses(out) == Counter({"done": 4, "failed": 1})
+
+
+def test_hybrid_run_asks_the_llm_only_where_rules_fall_short(model, tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 4, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
+    out = tmp_path / "out"
+    asked_before = len(model.requests)
+    result = run(str(inputs), "--out", str(out), "--backend", "hybrid", "--base-url", model.base_url, "--config", str(llm_config(tmp_path)))
+    assert result.returncode == 0, result.stderr
+    written = records(out)
+    complete = [r for r in written if any("no LLM call" in w for w in r["extraction"]["warnings"])]
+    asked = [r for r in written if r not in complete]
+    assert complete and asked  # one seed has a part rules leave empty, the other none
+    assert len(model.requests) - asked_before == len(asked) == sum(r["extraction"]["usage"]["requests"] for r in asked)
+    assert {r["extraction"]["provenance"]["backend"] for r in written} == {"hybrid"}
