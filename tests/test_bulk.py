@@ -12,12 +12,17 @@ import sys
 import time
 import zipfile
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from evals.benchmarks.corpus import build_corpus, distinct_copy
+from extractor.backends import rules
+from extractor.loaders import load
 from fixture_paths import HTML_002, ROOT, SEED_000, SEED_002, TEXT_000
+from llm_server import Reply, ScriptedServer, error_reply, tool_reply
+from scripted_answers import quoted_answer
 
 EXTRACTOR = [sys.executable, "-m", "extractor.cli"]
 
@@ -249,19 +254,15 @@ def llm_corpus(folder: Path, copies: int) -> Path:
 
 
 @pytest.fixture(scope="module")
-def model() -> "ScriptedServer":
+def model() -> Iterator[ScriptedServer]:
     """A scripted endpoint answering each seed with its quoted answer (500 for the poisoned copy)."""
-    from extractor.backends import rules
-    from extractor.loaders import load
-    from llm_server import ScriptedServer, error_reply, tool_reply
-    from scripted_answers import quoted_answer
 
     answers = {}
     for marker, path in (("Articles of Incorporation", SEED_000), ("has a share award plan", SEED_002)):
         document = load(path)
         answers[marker] = tool_reply(quoted_answer(rules.extract(document), document))
 
-    def respond(body: dict) -> "Reply":  # noqa: F821
+    def respond(body: dict) -> Reply:
         prompt = json.dumps(body["messages"])
         if "has one share award plan" in prompt:
             return error_reply(500, "scripted: this document always fails")

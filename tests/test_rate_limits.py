@@ -75,4 +75,4 @@ def test_concurrent_extractions_through_the_transport_keep_the_rate() -> None:
     arrivals = server.arrivals
     assert len(arrivals) == 30
     assert arrivals[-1] - arrivals[0] >= 29 / 20 - 0.1  # spread over the time the rate allows, not all at once
-    assert most_in_window(arrivals, 0.5) <= 10 + 1
+    assert most_in_window(arrivals, 0.5) <= 10 + 3  # a slot's request may arrive a little late, never early; unlimited, all 30 land in ~0.1 s

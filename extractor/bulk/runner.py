@@ -23,7 +23,6 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
-from pathlib import Path
 from typing import Any
 
 from extractor.backends import hybrid

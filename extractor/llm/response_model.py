@@ -12,6 +12,7 @@ from collections.abc import Callable
 from types import UnionType
 from typing import Any, Literal
 
+from instructor import OpenAISchema
 from pydantic import BaseModel, Field, create_model
 from pydantic_core import PydanticUndefined
 
@@ -33,7 +34,16 @@ class QuotedAmount(BaseModel):
 
 @functools.cache
 def quoted_view(model: type[BaseModel], only: frozenset[str] | None = None) -> type[BaseModel]:
-    """`model` with Amount replaced by QuotedAmount at any depth; `only` keeps just those top-level fields."""
+    """`model` with Amount replaced by QuotedAmount at any depth; `only` keeps just those top-level fields.
+
+    The view is a subclass of instructor's schema base: instructor then uses it as it is, with its
+    cached JSON schema, instead of wrapping it in a new class and building the schema per request.
+    """
+    return _view(model, only, OpenAISchema)
+
+
+@functools.cache
+def _view(model: type[BaseModel], only: frozenset[str] | None, base: type[BaseModel]) -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         if only is not None and name not in only:
@@ -43,14 +53,14 @@ def quoted_view(model: type[BaseModel], only: frozenset[str] | None = None) -> t
             fields[name] = (_swap(info.annotation), Field(default_factory=info.default_factory, description=info.description))
         else:
             fields[name] = (_swap(info.annotation), Field(default, description=info.description))
-    return create_model(model.__name__, __doc__=model.__doc__, **fields)
+    return create_model(model.__name__, __doc__=model.__doc__, __base__=base, **fields)
 
 
 def _swap(annotation: Any) -> Any:
     if annotation is Amount:
         return QuotedAmount
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return quoted_view(annotation)
+        return _view(annotation, None, BaseModel)
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is list:
         return list[_swap(args[0])]  # type: ignore[misc]
