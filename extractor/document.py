@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 
-from pydantic import BaseModel, Field
+from typing import Any
+
+from pydantic import BaseModel, Field, PrivateAttr
 
 
 class DocumentMetadata(BaseModel):
@@ -28,6 +30,19 @@ class Document(BaseModel):
     text: str
     metadata: DocumentMetadata = Field(default_factory=DocumentMetadata)
     warnings: list[str] = Field(default_factory=list)
+    _derived: dict[str, tuple[str, str, Any]] = PrivateAttr(default_factory=dict)
+
+    def derived(self, name: str, build: Any) -> Any:
+        """`build(self)`, computed once per text and format (its tables, say, which every stage reads).
+
+        Kept with the text it was built from, so a copy with another text never sees a stale value.
+        """
+        kept = self._derived.get(name)
+        if kept is not None and kept[0] is self.text and kept[1] == self.format:
+            return kept[2]
+        value = build(self)
+        self._derived[name] = (self.text, self.format, value)
+        return value
 
     @property
     def sha256(self) -> str:

@@ -13,10 +13,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from extractor.backends.choice import BackendName
-from extractor.backends.llm import LLMBackend
 from extractor.bulk.manifest import Manifest, ManifestError, Status
 from extractor.bulk.outputs import FAILURES, FACTS_CSV, FACTS_PARQUET, MANIFEST, RECORDS, SUMMARY, OutputWriter, write_failures, write_parquet
-from extractor.bulk.runner import BulkRun, Step, Tally, default_workers
+from extractor.bulk.runner import BulkRun, Tally, default_workers
+from extractor.bulk.work import Step
 from extractor.bulk.sources import count, discover
 from extractor.bulk.summary import summarize, summary_table, write_summary
 from extractor.cli_options import (
@@ -25,6 +25,7 @@ from extractor.cli_options import (
     chosen_backend, err, llm_flags,
 )  # fmt: skip
 from extractor.llm.client import EndpointError
+from extractor.llm.limits import RateLimiter
 from extractor.llm.prompts import PromptError
 from extractor.loaders.decode import MAX_BYTES
 
@@ -35,8 +36,8 @@ def run_command(
     inputs: list[str] = typer.Argument(None, metavar="INPUT...", help="Files, folders (walked recursively), glob patterns ('filings/**/*.htm', quoted), EDGAR .txt submissions and .zip archives of any of these."),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder: records.jsonl, facts.csv, facts.parquet, failures.jsonl, summary.json and the run manifest. Run the same command again to resume."),
     backend: BackendOption = BackendName.rules,
-    concurrency: int = typer.Option(8, min=1, max=512, help="Documents with the LLM at once (each waits on one request at a time)."),
-    workers: int = typer.Option(default_workers(), min=0, help="Processes for loading, rules and validation (default: one per core; 0: in this process)."),
+    concurrency: int = typer.Option(8, min=1, max=512, help="Documents with the LLM at once, over all workers (each waits on one request at a time)."),
+    workers: int = typer.Option(default_workers(), min=1, help="Worker processes; each loads, extracts and validates documents, LLM documents several at once (default: one per core)."),
     max_bytes: int = typer.Option(MAX_BYTES, min=1, max=MAX_BYTES, help="Larger inputs are not read; each becomes a failure record saying so."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Try documents that failed in an earlier run again (e.g. after an endpoint outage)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar: a progress line every 10 seconds, for logs."),
@@ -74,13 +75,16 @@ def run_command(
         err.print("[red]error[/red]: no inputs: name files, folders, globs or zip archives to extract")
         raise typer.Exit(code=2)
     chosen, settings = chosen_backend(backend, llm_flags(locals()), config)
-    try:
-        step = Step(chosen, LLMBackend(settings) if chosen is not BackendName.rules else None)
-    except PromptError as error:
-        err.print(f"[red]error[/red]: {escape(str(error))}")
-        raise typer.Exit(code=2) from error
     fingerprint: dict[str, object] = {"backend": chosen.value}
-    if step.llm is not None:
+    step = Step(chosen)
+    if chosen is not BackendName.rules:
+        limiter = RateLimiter(settings.rpm, settings.tpm, shared=True) if settings.rpm or settings.tpm else None
+        step = Step(chosen, settings, limiter)
+        try:
+            step.prepare()  # a bad prompt or a missing key is said once, here, not by every worker
+        except (PromptError, EndpointError) as error:
+            err.print(f"[red]error[/red]: {escape(str(error))}")
+            raise typer.Exit(code=2) from error
         fingerprint |= {"model": settings.model, "prompt": step.llm.prompt.name, "prompt_hash": step.llm.prompt.hash}
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -131,10 +135,9 @@ def _run(bulk: BulkRun, inputs: list[str], total: int, quiet: bool, llm: bool) -
             loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl-C raises KeyboardInterrupt as usual
 
         loop.add_signal_handler(signal.SIGINT, first_interrupt)
-        try:
-            await bulk.run(discover(inputs), total)
-        except EndpointError as error:
-            err.print(f"[red]error[/red]: {escape(str(error))}")
+        await bulk.run(discover(inputs), total)
+        if bulk.endpoint_failure is not None:
+            err.print(f"[red]error[/red]: {escape(bulk.endpoint_failure)}")
             err.print("stopped: the endpoint cannot serve any document; the ones not finished stay pending for the next run")
 
     with view:
@@ -161,8 +164,7 @@ class _Bar:
         self.progress.__exit__(*exc)
 
     def update(self, tally: Tally) -> None:
-        handled = tally.skipped + tally.duplicates + tally.finished
-        self.progress.update(self.task, completed=handled, pace=pace(tally, self.llm))
+        self.progress.update(self.task, completed=tally.handled, pace=pace(tally, self.llm))
 
 
 class _QuietLog:
@@ -187,14 +189,13 @@ class _QuietLog:
             self._log(tally)
 
     def _log(self, tally: Tally) -> None:
-        handled = tally.skipped + tally.duplicates + tally.finished
-        err.print(f"{time.strftime('%H:%M:%S')} {handled:,}/{self.total:,} inputs, {pace(tally, self.llm)}")
+        err.print(f"{time.strftime('%H:%M:%S')} {tally.handled:,}/{self.total:,} inputs, {pace(tally, self.llm)}")
 
 
 def pace(tally: Tally, llm: bool) -> str:
     """documents/s, time left, failures and review so far, and LLM tokens and cost."""
     rate = tally.finished / tally.elapsed if tally.elapsed > 0 else 0.0
-    left = tally.total - tally.skipped - tally.duplicates - tally.finished
+    left = tally.total - tally.handled
     eta = f"{_clock(left / rate)} left" if rate > 0 and left > 0 else ""
     parts = [f"{rate:.1f} documents/s", eta, f"{tally.failed:,} failed", f"{tally.written.get(Status.review, 0):,} for review"]
     if llm:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 import os
@@ -19,6 +20,10 @@ import pytest
 
 from evals.benchmarks.corpus import build_corpus, distinct_copy
 from extractor.backends import rules
+from extractor.backends.choice import BackendName
+from extractor.bulk.manifest import Status
+from extractor.bulk.work import Job, Step, handle
+from extractor.bulk.workers import DIED, WorkerPool
 from extractor.loaders import load
 from fixture_paths import HTML_002, ROOT, SEED_000, SEED_002, TEXT_000
 from llm_server import Reply, ScriptedServer, error_reply, tool_reply
@@ -304,12 +309,12 @@ def test_an_endpoint_that_cannot_serve_stops_the_run_and_leaves_documents_pendin
     inputs = llm_corpus(tmp_path / "in", 4)
     out = tmp_path / "out"
     config = str(llm_config(tmp_path))
-    down = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", "http://127.0.0.1:9/v1", "--config", config, "--workers", "0")
+    down = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", "http://127.0.0.1:9/v1", "--config", config, "--workers", "1")
     assert down.returncode == 1
     assert "cannot reach http://127.0.0.1:9/v1" in down.stderr and "stay pending for the next run" in down.stderr
     assert not records(out) and not (out / "failures.jsonl").read_text()  # nothing recorded as failed: the documents did not fail
     assert statuses(out)["pending"] >= 1
-    back = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", model.base_url, "--config", config, "--workers", "0")
+    back = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", model.base_url, "--config", config, "--workers", "1")
     assert len(records(out)) == 4 and list(failures(out)) == ["poisoned.txt"]
     assert back.returncode == 1 and statuses(out) == Counter({"done": 4, "failed": 1})
 
@@ -327,3 +332,32 @@ def test_hybrid_run_asks_the_llm_only_where_rules_fall_short(model, tmp_path: Pa
     assert complete and asked  # one seed has a part rules leave empty, the other none
     assert len(model.requests) - asked_before == len(asked) == sum(r["extraction"]["usage"]["requests"] for r in asked)
     assert {r["extraction"]["provenance"]["backend"] for r in written} == {"hybrid"}
+
+
+# --- a worker that dies takes only the document that killed it -----------------------------------
+
+
+async def die_on_poison(job: Job, step: Step) -> object:
+    """A handler that kills its worker process on one document, as a segfault or the OOM killer would."""
+    if b"POISON" in job.data:
+        os._exit(9)
+    return await handle(job, step)
+
+
+def test_a_worker_that_dies_fails_only_the_document_that_killed_it() -> None:
+    good = [SEED_000.read_bytes() + f"\ncopy {name}\n".encode() for name in "abcde"]
+    jobs = [Job(f"good-{i}", f"good-{i}.txt", f"good-{i}", data) for i, data in enumerate(good)]
+    jobs.insert(2, Job("poison", "poison.txt", "poison", SEED_000.read_bytes() + b"\nPOISON\n"))
+
+    async def scenario() -> list[object]:
+        pool = WorkerPool(2, Step(BackendName.rules), concurrency=2, handler=die_on_poison)
+        await pool.start()
+        outcomes = await asyncio.gather(*(pool.run(job) for job in jobs))
+        more = await pool.run(Job("after", "after.txt", "after", SEED_002.read_bytes()))  # the pool still serves
+        await pool.close()
+        return [*outcomes, more]
+
+    outcomes = asyncio.run(asyncio.wait_for(scenario(), timeout=60))
+    by_key = {outcome.finished.key: outcome.finished for outcome in outcomes}
+    assert by_key["poison"].status is Status.failed and by_key["poison"].reason == DIED
+    assert all(by_key[f"good-{i}"].status is Status.done for i in range(5)) and by_key["after"].status is Status.done

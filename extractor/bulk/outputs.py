@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from extractor.bulk.manifest import Finished, Manifest, ManifestError, Status
+from extractor.bulk.manifest import Manifest, ManifestError, Status
 
 RECORDS = "records.jsonl"
 FACTS_CSV = "facts.csv"
@@ -42,7 +42,7 @@ def csv_rows(rows: list[list[str]]) -> str:
 
 
 class OutputWriter:
-    """Appends documents' lines to the logs and commits them with their status in the manifest."""
+    """Appends documents' lines to the logs; the caller then commits the lengths with the statuses."""
 
     def __init__(self, folder: Path, manifest: Manifest, durable: bool = True) -> None:
         self.folder = folder
@@ -66,9 +66,10 @@ class OutputWriter:
         handle.seek(length)
         return handle
 
-    def write(self, batch: list[tuple[Finished, str | None, str | None]]) -> None:
-        """Each item: the document's outcome, its record line, its facts rows (CSV text)."""
-        for _, record, facts in batch:
+    def append(self, batch: list[tuple[str | None, str | None]]) -> dict[str, int]:
+        """Append documents' lines (record line, facts rows) and make them durable; returns the new
+        lengths, for the manifest commit that makes them count. Safe in a thread (fsync is slow)."""
+        for record, facts in batch:
             if record:
                 self.handles[RECORDS].write(record.encode("utf-8"))
             if facts:
@@ -79,7 +80,7 @@ class OutputWriter:
             if self.durable:
                 os.fsync(handle.fileno())
             lengths[name] = handle.tell()
-        self.manifest.commit([finished for finished, _, _ in batch], lengths)
+        return lengths
 
     def close(self) -> None:
         for handle in self.handles.values():

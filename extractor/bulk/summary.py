@@ -49,10 +49,11 @@ def summarize(folder: Path, manifest: Manifest, tally: Tally, failures_written: 
             "already_finished": tally.skipped,
             "duplicates": tally.duplicates,
             "finished": {status.value: n for status, n in tally.written.items()},
+            "startup_seconds": round(tally.startup_seconds, 3),
             "seconds": round(tally.elapsed, 3),
             "documents_per_second": round(this_run / tally.elapsed, 3) if tally.elapsed > 0 else None,
             "llm": tally.usage.model_dump(mode="json"),
-            "peak_memory_mb": peak_memory_mb(),
+            "peak_memory_mb_main_process": peak_memory_mb(),
             "stopped_by": tally.stopped_by,
         },
     }
@@ -62,11 +63,9 @@ def write_summary(folder: Path, summary: dict[str, Any]) -> None:
     write_atomically(folder / SUMMARY, json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
 
 
-def peak_memory_mb() -> dict[str, float]:
-    """Peak resident memory of this process and of the largest finished worker, in MiB."""
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"main": round(own, 1), "largest_worker": round(workers, 1)}
+def peak_memory_mb() -> float:
+    """Peak resident memory of the main process, in MiB (workers are measured by the benchmark)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def summary_table(summary: dict[str, Any]) -> Table:

@@ -1,8 +1,7 @@
-"""One document's CPU-bound work, run in a worker process: load, rules, validate, render its lines.
+"""One document's work, in a worker process: load, extract (rules, LLM or both), validate, render.
 
-Everything here is a plain function of picklable values, so the run's process pool can call it.
-What comes back is either `Rendered` (final: the lines to write and the status to commit) or
-`Loaded` (the document, and for hybrid the rules' plan, for the LLM step in the event loop).
+`handle` takes a Job (bytes and where they came from) to `Rendered`: the lines to write and the
+status to commit, failures included. Only an endpoint that cannot serve any document gives `Stop`.
 """
 
 from __future__ import annotations
@@ -15,10 +14,15 @@ from typing import Any
 
 from extractor.attempt import INTERNAL_ERROR
 from extractor.backends import hybrid, rules
+from extractor.backends.choice import BackendName
+from extractor.backends.llm import LLMBackend
 from extractor.bulk.manifest import Finished, Status
 from extractor.bulk.outputs import csv_rows
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
+from extractor.llm.client import EndpointError, LLMError, make_clients
+from extractor.llm.config import LLMConfig
+from extractor.llm.limits import RateLimiter
 from extractor.loaders import load_bytes
 from extractor.validator import validate
 from schemas.concepts import to_facts
@@ -48,6 +52,39 @@ class Rendered:
     usage: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class Stop:
+    """The endpoint cannot serve any document (key, model, URL): the run stops; this job stays pending."""
+
+    key: str
+    message: str
+
+
+@dataclass
+class Step:
+    """How documents are extracted: the backend, and for the LLM its settings and the run's shared
+    rate limiter. Picklable; the LLM client is made in the worker that uses it."""
+
+    backend: BackendName
+    llm_config: LLMConfig | None = None
+    limiter: RateLimiter | None = None
+    _llm: LLMBackend | None = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_llm": None}
+
+    def prepare(self) -> None:
+        """Make the LLM client (once per process); raises what a bad prompt or key raises."""
+        if self.llm_config is not None and self._llm is None:
+            self._llm = LLMBackend(self.llm_config, clients=make_clients(self.llm_config, self.limiter))
+
+    @property
+    def llm(self) -> LLMBackend:
+        self.prepare()
+        assert self._llm is not None, "the rules backend has no LLM"
+        return self._llm
+
+
 @dataclass
 class Loaded:
     """A document read and ready for the LLM step (with the rules' plan, for hybrid)."""
@@ -65,6 +102,40 @@ def ignore_interrupts() -> None:
 
 def failure(job: Job, stage: str, reason: str, seconds: float = 0.0, usage: dict[str, Any] | None = None) -> Rendered:
     return Rendered(Finished(job.key, Status.failed, reason, stage, seconds, usage), ref=job.ref, usage=usage)
+
+
+async def handle(job: Job, step: Step) -> Rendered | Stop:
+    """The whole of one document's work with the run's backend."""
+    if step.backend is BackendName.rules:
+        return run_rules(job)
+    loaded = load_job(job, plan_hybrid=step.backend is BackendName.hybrid)
+    if isinstance(loaded, Rendered):
+        return loaded
+    started = time.perf_counter()
+    try:
+        extraction = await _ask_llm(loaded, step.llm)
+    except EndpointError as error:
+        return Stop(job.key, str(error))
+    except LLMError as error:
+        usage = error.usage.model_dump(mode="json") if error.usage else None
+        return failure(job, "extract", str(error), time.perf_counter() - started, usage)
+    except Exception as error:  # noqa: BLE001
+        return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
+    loaded.timing["extract_seconds"] = time.perf_counter() - started
+    return finish(loaded, extraction)
+
+
+async def _ask_llm(loaded: Loaded, llm: LLMBackend) -> Extraction:
+    """The LLM's extraction, or for hybrid the rules' with the LLM's reading of the parts they lack."""
+    if loaded.planned is None:
+        return await llm.aextract(loaded.document)
+    try:
+        asked: Extraction | LLMError = await llm.aextract(loaded.document, only=loaded.planned.parts)
+    except EndpointError:
+        raise
+    except LLMError as error:
+        asked = error
+    return hybrid.combine(loaded.planned, asked)
 
 
 def run_rules(job: Job) -> Rendered:

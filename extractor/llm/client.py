@@ -71,11 +71,14 @@ def _api_key(config: LLMConfig) -> str:
     return KEYLESS
 
 
-def make_clients(config: LLMConfig) -> Clients:
-    """Both clients share the transport's retry policy, rate limits, cassettes and price table; openai's own retries are off."""
+def make_clients(config: LLMConfig, limiter: RateLimiter | None = None) -> Clients:
+    """Both clients share the transport's retry policy, rate limits, cassettes and price table; openai's own retries are off.
+
+    `limiter` is one shared with other processes (bulk runs); by default the config's rpm and tpm make one."""
     cassettes = Cassettes(config.cache_dir, config.cache) if config.cache is not CacheMode.off else None
     policy = RetryPolicy(attempts=config.attempts, initial_wait=config.retry_wait, max_wait=config.max_wait)
-    limiter = RateLimiter(config.rpm, config.tpm) if config.rpm or config.tpm else None
+    if limiter is None and (config.rpm or config.tpm):
+        limiter = RateLimiter(config.rpm, config.tpm)
     sync_transport, async_transport = transports(policy, cassettes, config.price, limiter)
     common: dict[str, Any] = {"base_url": config.base_url, "timeout": config.timeout, "max_retries": 0}
     key = KEYLESS if config.cache is CacheMode.replay and config.api_key is None else _api_key(config)

@@ -57,18 +57,29 @@ class Alignment:
     why: str = ""
 
 
+_RUNS = re.compile(r"\s+|\S+")
+_SPACES = re.compile(r"\s+")
+
+
 def _normalize(text: str) -> tuple[str, list[int]]:
     """Lower-cased text with runs of spaces folded to one, and each character's offset in the original."""
-    out: list[str] = []
+    folded = text.translate(_FOLD).lower()
+    pieces: list[str] = []
     offsets: list[int] = []
-    for index, char in enumerate(text.translate(_FOLD).lower()):
-        if char.isspace():
-            if out and out[-1] == " ":
-                continue
-            char = " "
-        out.append(char)
-        offsets.append(index)
-    return "".join(out), offsets
+    for run in _RUNS.finditer(folded):
+        start = run.start()
+        if folded[start].isspace():
+            pieces.append(" ")
+            offsets.append(start)
+        else:
+            pieces.append(run.group())
+            offsets.extend(range(start, run.end()))
+    return "".join(pieces), offsets
+
+
+def _fold(text: str) -> str:
+    """`_normalize`'s text alone (no offsets): for quotes and labels, compared, never pointed into."""
+    return _SPACES.sub(" ", text.translate(_FOLD).lower())
 
 
 class Aligner:
@@ -77,7 +88,7 @@ class Aligner:
     def __init__(self, document: Document, tables: list[Table]) -> None:
         self.text = document.text
         self.rows = [  # (normalized label, its numbers' spans): labels normalized once, not per quote
-            (_normalize(row.label)[0].strip(), [(n.start, n.end) for cell in row.cells for n in cell.numbers])
+            (_fold(row.label).strip(), [(n.start, n.end) for cell in row.cells for n in cell.numbers])
             for table in tables
             for row in table.rows
         ]
@@ -117,7 +128,7 @@ class Aligner:
         return sorted(places, key=lambda p: self.text[p[0] : p[1]] != printed.digits)
 
     def _in_table(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
-        parts = [_normalize(part)[0].strip() for part in quote.split("|")]
+        parts = [_fold(part).strip() for part in quote.split("|")]
         labels = [part for part in parts[:-1] if part]
         if not labels:
             return None
@@ -136,7 +147,7 @@ class Aligner:
         return _first_inside(places, _occurrences(self.text, quote.strip()))
 
     def _normalized(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
-        needle = _normalize(quote)[0].strip()
+        needle = _fold(quote).strip()
         spans = [
             (self.offsets[start], self.offsets[start + len(needle) - 1] + 1)
             for start in _starts(self.normalized, needle)
@@ -144,13 +155,13 @@ class Aligner:
         return _first_inside(places, spans)
 
     def _fuzzy(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
-        words = Counter(_WORDS.findall(_normalize(quote.replace("|", " "))[0]))
+        words = Counter(_WORDS.findall(_fold(quote.replace("|", " "))))
         if sum(words.values()) < 2:
             return None  # a bare number is no quote: nothing to tell its places apart
         reach = len(quote) + 20
         best, best_score = None, FUZZY_MIN
         for start, end in places:
-            window = Counter(_WORDS.findall(_normalize(self.text[max(0, start - reach) : end + reach])[0]))
+            window = Counter(_WORDS.findall(_fold(self.text[max(0, start - reach) : end + reach])))
             score = sum((words & window).values()) / sum(words.values())
             if score > best_score or (best is None and score >= best_score):
                 best, best_score = (start, end), score

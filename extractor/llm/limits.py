@@ -14,24 +14,34 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable
+from multiprocessing import get_context
+from typing import Any
+
+
+class _Cell:
+    value: float = float("-inf")
 
 
 class _Budget:
-    """One GCRA schedule: `rate` units per second; up to `allowance` units may start ahead of it."""
+    """One GCRA schedule: `rate` units per second; up to `allowance` units may start ahead of it.
 
-    def __init__(self, per_minute: float, allowance: float) -> None:
+    Its one number of state, the theoretical arrival time of the next unit, lives in `due`: a plain
+    cell, or shared memory when worker processes share the budget.
+    """
+
+    def __init__(self, per_minute: float, allowance: float, due: Any) -> None:
         self.rate = per_minute / 60.0
         self.tolerance = allowance / self.rate
-        self.due = float("-inf")  # the theoretical arrival time of the next unit
+        self.due = due
 
     def start(self, now: float) -> float:
-        return max(now, self.due - self.tolerance)
+        return max(now, self.due.value - self.tolerance)
 
     def take(self, at: float, cost: float) -> None:
-        self.due = max(self.due, at) + cost / self.rate
+        self.due.value = max(self.due.value, at) + cost / self.rate
 
     def adjust(self, cost: float) -> None:
-        self.due += cost / self.rate
+        self.due.value += cost / self.rate
 
 
 class RateLimiter:
@@ -39,7 +49,9 @@ class RateLimiter:
 
     `burst` requests may start at once (the rest are spaced evenly); the default, 1, spaces all.
 
-    Thread-safe: the sync and async transports of one run share a limiter.
+    Thread-safe: the sync and async transports of one run share a limiter. With `shared=True` it is
+    process-safe too: handed to worker processes as they start, all of them keep one rate together
+    (time.monotonic is one clock for every process of the machine).
     """
 
     def __init__(
@@ -48,13 +60,19 @@ class RateLimiter:
         tokens_per_minute: float | None = None,
         burst: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        shared: bool = False,
     ) -> None:
+        context = get_context("forkserver")
+
+        def cell() -> Any:
+            return context.RawValue("d", float("-inf")) if shared else _Cell()
+
         extra = max(0.0, burst - 1)  # requests that may start together with the first
-        self.requests = _Budget(requests_per_minute, extra) if requests_per_minute else None
+        self.requests = _Budget(requests_per_minute, extra, cell()) if requests_per_minute else None
         token_allowance = tokens_per_minute * extra / requests_per_minute if requests_per_minute and tokens_per_minute else 0.0
-        self.tokens = _Budget(tokens_per_minute, token_allowance) if tokens_per_minute else None
+        self.tokens = _Budget(tokens_per_minute, token_allowance, cell()) if tokens_per_minute else None
         self.clock = clock
-        self._lock = threading.Lock()
+        self._lock: Any = context.Lock() if shared else threading.Lock()
 
     @property
     def active(self) -> bool:

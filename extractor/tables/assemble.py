@@ -64,7 +64,12 @@ class _Run:
 
 
 def layout(doc: Document) -> tuple[list[Table], list[tuple[int, int]]]:
-    """Tables and prose paragraph spans from one tokenization of the document."""
+    """Tables and prose paragraph spans from one tokenization of the document (built once per
+    document: the extractor, the LLM prompt and the validator all read them; treat them as read-only)."""
+    return doc.derived("layout", _layout)
+
+
+def _layout(doc: Document) -> tuple[list[Table], list[tuple[int, int]]]:
     tokens = _tokens(doc)
     return _assemble(_rows_and_breaks(tokens)), _prose_spans(tokens, doc.format.endswith("aligned-text"))
 

@@ -66,6 +66,11 @@ class SourceText:
 
     @classmethod
     def of(cls, document: Document) -> "SourceText":
+        """Built once per document (the LLM backend's re-asks and the final validation share it)."""
+        return document.derived("source_text", cls._build)
+
+    @classmethod
+    def _build(cls, document: Document) -> "SourceText":
         source = cls(document.text)
         tables, _ = layout(document)
         for table in tables:
