@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import typer
@@ -16,8 +17,8 @@ from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, ManifestError, Status
 from extractor.bulk.outputs import FAILURES, FACTS_CSV, FACTS_PARQUET, MANIFEST, RECORDS, SUMMARY, OutputWriter, write_failures, write_parquet
 from extractor.bulk.runner import BulkRun, Tally, default_workers
-from extractor.bulk.work import Step
-from extractor.bulk.sources import count, discover
+from extractor.bulk.work import BatchResults, Step
+from extractor.bulk.sources import Source, count, discover, source_of
 from extractor.bulk.summary import summarize, summary_table, write_summary
 from extractor.cli_options import (
     ApiKeyOption, BackendOption, BaseUrlOption, CacheDirOption, CacheOption, ConfigOption, MaxCharsOption,
@@ -25,11 +26,14 @@ from extractor.cli_options import (
     chosen_backend, err, llm_flags,
 )  # fmt: skip
 from extractor.llm.client import EndpointError
+from extractor.llm.batch import BatchError, index_results
+from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
 from extractor.llm.prompts import PromptError
 from extractor.loaders.decode import MAX_BYTES
 
 INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
+BATCH = "Batch API (half the price, answers within a day)"
 
 
 def run_command(
@@ -41,6 +45,8 @@ def run_command(
     max_bytes: int = typer.Option(MAX_BYTES, min=1, max=MAX_BYTES, help="Larger inputs are not read; each becomes a failure record saying so."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Try documents that failed in an earlier run again (e.g. after an endpoint outage)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar: a progress line every 10 seconds, for logs."),
+    batch_export: Path | None = typer.Option(None, "--batch-export", metavar="FILE", rich_help_panel=BATCH, help="Write the LLM requests to FILE in OpenAI Batch API format instead of sending them (half the price, answers within 24 hours); documents wait as 'exported'."),
+    batch_import: Path | None = typer.Option(None, "--batch-import", metavar="RESULTS", rich_help_panel=BATCH, help="Read the Batch API's output file for the documents exported into --out: parsed, grounded and validated like live answers. Takes no inputs."),
     rpm: RpmOption = None,
     tpm: TpmOption = None,
     model: ModelOption = None,
@@ -71,34 +77,30 @@ def run_command(
       extractor run filings/ --out out/run
       extractor run 'edgar/**/*.txt' archive.zip --out out/llm --backend llm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-7B-Instruct --concurrency 32 --rpm 500
     """
-    if not inputs:
-        err.print("[red]error[/red]: no inputs: name files, folders, globs or zip archives to extract")
-        raise typer.Exit(code=2)
-    chosen, settings = chosen_backend(backend, llm_flags(locals()), config)
-    fingerprint: dict[str, object] = {"backend": chosen.value}
-    step = Step(chosen)
-    if chosen is not BackendName.rules:
-        limiter = RateLimiter(settings.rpm, settings.tpm, shared=True) if settings.rpm or settings.tpm else None
-        step = Step(chosen, settings, limiter)
-        try:
-            step.prepare()  # a bad prompt or a missing key is said once, here, not by every worker
-        except (PromptError, EndpointError) as error:
-            err.print(f"[red]error[/red]: {escape(str(error))}")
-            raise typer.Exit(code=2) from error
-        fingerprint |= {"model": settings.model, "prompt": step.llm.prompt.name, "prompt_hash": step.llm.prompt.hash}
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        manifest = Manifest(out / MANIFEST)
-        manifest.check_settings(fingerprint)
-        writer = OutputWriter(out, manifest)
-    except (ManifestError, OSError) as error:
-        err.print(f"[red]error[/red]: {escape(str(error))}")
-        raise typer.Exit(code=2) from error
-    if retry_failed and (reopened := manifest.reopen([Status.failed])):
-        err.print(f"{reopened:,} documents that failed before will be tried again")
-    total = count(inputs)
+    if batch_import is not None:
+        if inputs:
+            err.print("[red]error[/red]: --batch-import reads the documents its export listed: name no inputs, only --out")
+            raise typer.Exit(code=2)
+        manifest, writer, step, sources, total = _batch_import(out, batch_import)
+        llm_run = True
+    else:
+        if not inputs:
+            err.print("[red]error[/red]: no inputs: name files, folders, globs or zip archives to extract")
+            raise typer.Exit(code=2)
+        chosen, settings = chosen_backend(backend, llm_flags(locals()), config)
+        if batch_export is not None and chosen is BackendName.rules:
+            err.print("[red]error[/red]: --batch-export writes LLM requests: use it with --backend llm or hybrid")
+            raise typer.Exit(code=2)
+        step = _step(chosen, settings, export=batch_export is not None)
+        manifest, writer = _open_folder(out, _fingerprint(step), batch_export)
+        if batch_export is not None:
+            _remember_export(manifest, step, batch_export)
+        if retry_failed and (reopened := manifest.reopen([Status.failed])):
+            err.print(f"{reopened:,} documents that failed before will be tried again")
+        sources, total = discover(inputs), count(inputs)
+        llm_run = chosen is not BackendName.rules and batch_export is None
     bulk = BulkRun(manifest, writer, step, workers, concurrency, max_bytes)
-    interrupted = _run(bulk, inputs, total, quiet, chosen is not BackendName.rules)
+    interrupted = _run(bulk, sources, total, quiet, llm_run)
     writer.close()
     failed_inputs = write_failures(out, manifest)
     facts = _parquet(out)
@@ -107,17 +109,93 @@ def run_command(
     manifest.close()
     Console(stderr=True, width=None if err.is_terminal else 120).print(summary_table(summary))
     err.print(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}")
+    if batch_export is not None and summary["documents"]["exported"]:
+        err.print(f"{summary['documents']['exported']:,} documents wait for their answers: submit {batch_export} to the Batch API "
+                  f"(https://platform.openai.com/docs/guides/batch), then: extractor run --out {out} --batch-import RESULTS.jsonl")  # fmt: skip
     if interrupted:
         err.print("stopped by Ctrl-C after finishing what was in flight; run the same command again to go on")
         raise typer.Exit(code=INTERRUPTED)
-    unfinished = summary["documents"]["pending"]
+    unfinished = summary["documents"]["pending"] + (summary["documents"]["exported"] if batch_import else 0)
     if bulk.tally.stopped_by or summary["documents"]["failed"] or unfinished:
         if unfinished:
             err.print(f"{unfinished:,} documents are not finished; run the same command again to go on")
         raise typer.Exit(code=1)
 
 
-def _run(bulk: BulkRun, inputs: list[str], total: int, quiet: bool, llm: bool) -> bool:
+def _step(chosen: BackendName, settings: LLMConfig, export: bool = False, results: BatchResults | None = None) -> Step:
+    """The run's step; for LLM backends, its client is made here once, so a bad prompt or a missing
+    key is said once (exit 2), not by every worker."""
+    if chosen is BackendName.rules:
+        return Step(chosen)
+    limiter = RateLimiter(settings.rpm, settings.tpm, shared=True) if (settings.rpm or settings.tpm) and not (export or results) else None
+    step = Step(chosen, settings, limiter, export=export, results=results)
+    try:
+        step.prepare()
+    except (PromptError, EndpointError) as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    return step
+
+
+def _fingerprint(step: Step) -> dict[str, object]:
+    """What must not change between runs into one folder: the backend, and the model and prompt."""
+    if step.llm_config is None:
+        return {"backend": step.backend.value}
+    return {"backend": step.backend.value, "model": step.llm_config.model, "prompt": step.llm.prompt.name, "prompt_hash": step.llm.prompt.hash}
+
+
+def _open_folder(out: Path, fingerprint: dict[str, object], requests: Path | None = None) -> tuple[Manifest, OutputWriter]:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        manifest = Manifest(out / MANIFEST)
+        manifest.check_settings(fingerprint)
+        return manifest, OutputWriter(out, manifest, requests)
+    except (ManifestError, OSError, ValueError) as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+
+
+BATCH_SETTINGS = ("model", "temperature", "mode", "max_chars", "overlap_chars", "prices")  # what shapes a request, and its cost
+
+
+def _remember_export(manifest: Manifest, step: Step, requests: Path) -> None:
+    """Keep what the import must rebuild the same requests from (never the key)."""
+    assert step.llm_config is not None
+    stored = manifest.recall("batch")
+    where = str(requests.resolve())
+    if stored is not None and stored["requests"] != where:
+        err.print(f"[red]error[/red]: this folder's requests go to {escape(stored['requests'])}, not {escape(where)}; use that file or another --out")
+        raise typer.Exit(code=2)
+    llm = step.llm_config.model_dump(mode="json", include=set(BATCH_SETTINGS)) | {"prompt": step.llm.prompt.name}
+    manifest.remember("batch", {"requests": where, "backend": step.backend.value, "llm": llm})
+
+
+def _batch_import(out: Path, results: Path) -> tuple[Manifest, OutputWriter, Step, list[Source], int]:
+    """The step that answers from RESULTS, and the exported documents it answers."""
+    if not (out / MANIFEST).exists():
+        err.print(f"[red]error[/red]: {out} holds no run; export first: extractor run INPUT... --out {out} --backend llm --batch-export requests.jsonl")
+        raise typer.Exit(code=2)
+    try:
+        probe = Manifest(out / MANIFEST)
+        stored = probe.recall("batch")
+        probe.close()
+        index = index_results(results)
+    except (ManifestError, BatchError) as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    if stored is None:
+        err.print(f"[red]error[/red]: no requests were exported from {out} (--batch-export)")
+        raise typer.Exit(code=2)
+    # No re-asks: a batch answers only the requests it was given.
+    settings = LLMConfig.model_validate(stored["llm"] | {"cache": "off", "reasks": 0, "feedback_reasks": 0})
+    step = _step(BackendName(stored["backend"]), settings, results=BatchResults(results, index))
+    manifest, writer = _open_folder(out, _fingerprint(step))
+    sources = [source_of(ref, document_id, key) for key, ref, document_id, *_ in manifest.documents([Status.exported])]
+    err.print(f"{len(index):,} results in {results} for {len(sources):,} exported documents")
+    return manifest, writer, step, sources, len(sources)
+
+
+def _run(bulk: BulkRun, sources: Iterable[Source], total: int, quiet: bool, llm: bool) -> bool:
     """Run with a progress display; True when stopped by Ctrl-C."""
     view = _QuietLog(total, llm) if quiet else _Bar(total, llm)
     bulk.on_update = view.update
@@ -135,7 +213,7 @@ def _run(bulk: BulkRun, inputs: list[str], total: int, quiet: bool, llm: bool) -
             loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl-C raises KeyboardInterrupt as usual
 
         loop.add_signal_handler(signal.SIGINT, first_interrupt)
-        await bulk.run(discover(inputs), total)
+        await bulk.run(sources, total)
         if bulk.endpoint_failure is not None:
             err.print(f"[red]error[/red]: {escape(bulk.endpoint_failure)}")
             err.print("stopped: the endpoint cannot serve any document; the ones not finished stay pending for the next run")

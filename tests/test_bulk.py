@@ -13,7 +13,7 @@ import sys
 import time
 import zipfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -361,3 +361,64 @@ def test_a_worker_that_dies_fails_only_the_document_that_killed_it() -> None:
     by_key = {outcome.finished.key: outcome.finished for outcome in outcomes}
     assert by_key["poison"].status is Status.failed and by_key["poison"].reason == DIED
     assert all(by_key[f"good-{i}"].status is Status.done for i in range(5)) and by_key["after"].status is Status.done
+
+
+# --- Batch API: export the requests, import the results -------------------------------------------
+
+
+def batch_results(requests: Path, answer: Callable[[dict], dict | None]) -> list[str]:
+    """Batch API output lines for an input file, as OpenAI writes them; `answer` gives a tool call's
+    arguments, or None for a request the batch could not answer."""
+    lines = []
+    for number, line in enumerate(requests.read_text(encoding="utf-8").splitlines()):
+        request = json.loads(line)
+        arguments = answer(request["body"])
+        if arguments is None:
+            result = {"response": {"status_code": 500, "body": {"error": {"message": "scripted batch failure"}}}, "error": None}
+        else:
+            result = {"response": {"status_code": 200, "request_id": f"req_{number}", "body": tool_reply(arguments).body}, "error": None}
+        lines.append(json.dumps({"id": f"batch_req_{number}", "custom_id": request["custom_id"], **result}))
+    return lines
+
+
+def test_batch_export_then_import_goes_through_the_same_validation_and_outputs(model: ScriptedServer, tmp_path: Path) -> None:
+    inputs = llm_corpus(tmp_path / "in", 4)  # two copies of each seed, and the poisoned copy
+    out, requests = tmp_path / "out", tmp_path / "requests.jsonl"
+    exported = run(str(inputs), "--out", str(out), "--backend", "llm", "--model", "gpt-4o-mini", "--batch-export", str(requests))
+    assert exported.returncode == 0, exported.stderr
+    assert "5 documents wait for their answers" in exported.stderr and "--batch-import" in exported.stderr
+    lines = [json.loads(line) for line in requests.read_text().splitlines()]
+    assert len(lines) == 3  # copies ask the very same question: one request each for seed 000, seed 002 and the poisoned copy
+    assert all(line["method"] == "POST" and line["url"] == "/v1/chat/completions" for line in lines)
+    body = lines[0]["body"]
+    assert body["model"] == "gpt-4o-mini" and body["tools"][0]["function"]["name"] == "StockCompensationNote"
+    assert len({line["custom_id"] for line in lines}) == 3
+    assert not records(out) and statuses(out) == Counter({"exported": 5})
+    again = run(str(inputs), "--out", str(out), "--backend", "llm", "--model", "gpt-4o-mini", "--batch-export", str(requests))
+    assert again.returncode == 0 and requests.read_text().count("\n") == 3  # nothing exported twice
+
+    answers = {}
+    for marker, path in (("Articles of Incorporation", SEED_000), ("has a share award plan", SEED_002)):
+        document = load(path)
+        answers[marker] = quoted_answer(rules.extract(document), document)
+
+    def answer(body: dict) -> dict | None:
+        prompt = json.dumps(body["messages"])
+        return next((arguments for marker, arguments in answers.items() if marker in prompt), None)
+
+    results = tmp_path / "results.jsonl"
+    results.write_text("\n".join(reversed(batch_results(requests, answer))) + "\n")  # results come in any order
+    imported = run("--out", str(out), "--batch-import", str(results))
+    assert imported.returncode == 1, imported.stderr  # the poisoned copy's request failed in the batch
+    assert "3 results in" in imported.stderr and "for 5 exported documents" in imported.stderr
+    written = records(out)
+    assert len(written) == 4 and {r["status"] for r in written} == {"done"}
+    assert {r["extraction"]["provenance"]["model"] for r in written} == {"gpt-4o-mini"}
+    assert all(r["extraction"]["usage"]["requests"] == 1 and r["extraction"]["usage"]["prompt_tokens"] == 1000 for r in written)
+    failed = failures(out)
+    assert list(failed) == ["poisoned.txt"] and "Batch API could not answer this request (HTTP 500: scripted batch failure)" in failed["poisoned.txt"]["reason"]
+    live = run(str(inputs), "--out", str(tmp_path / "live"), "--backend", "llm", "--base-url", model.base_url, "--config", str(llm_config(tmp_path)))
+    assert live.returncode == 1  # the scripted endpoint fails the poisoned copy too
+    assert [row[4:] for row in fact_rows(out)] == [row[4:] for row in fact_rows(tmp_path / "live")]  # the same facts as live answers give
+    assert run("--out", str(out), "--batch-import", str(results)).returncode == 1  # importing twice writes nothing twice
+    assert len(records(out)) == 4

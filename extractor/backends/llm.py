@@ -25,7 +25,7 @@ from extractor.llm.prompts import Prompt, load_prompt
 from extractor.llm.response_model import quoted_view, to_schema
 from extractor.llm.usage import Usage, charge, counting
 from extractor.periods import infer_fiscal_end
-from extractor.sections import find_note, split
+from extractor.sections import Section, find_note, split
 from extractor.tables import layout
 from extractor.validator import validate
 from extractor.validator.grounding import SourceText
@@ -98,12 +98,13 @@ class LLMBackend:
         failure.usage = charge()
         raise failure from error
 
-    def _plan(
-        self, document: Document, only: frozenset[str] | None, usage: Usage
-    ) -> Generator[Ask, BaseModel | LLMError, Extraction]:
+    def questions(self, document: Document, only: frozenset[str] | None = None) -> list[Ask]:
+        """The first question for each part of the note: what a Batch API file holds for the document."""
+        return [ask for _, ask in self._questions(document, only)[0]]
+
+    def _questions(self, document: Document, only: frozenset[str] | None) -> tuple[list[tuple[Section, Ask]], list[str]]:
+        """One question per part of the note that has content, and the warnings about what was read."""
         tables, paragraphs = layout(document)
-        aligner = Aligner(document, tables)
-        source = SourceText.of(document)  # the validator's view of the document, built once for every re-ask
         section = find_note(document)
         chunks = split(document, section, self.config.max_chars, self.config.overlap_chars)
         warnings = list(document.warnings)
@@ -115,13 +116,26 @@ class LLMBackend:
         fiscal_end = infer_fiscal_end(document.text, document.metadata.fiscal_period_end)
         focus = f"Fill only these parts of the schema: {', '.join(sorted(only))}." if only else ""
         title = document.metadata.title or section.title or document.id
-        notes: list[StockCompensationNote] = []
+        asks = []
         for chunk in chunks:
             content = section_markdown(document, tables, paragraphs, chunk.start, chunk.end)
-            if not content.strip():
-                continue
-            messages = self.prompt.messages(title=title, fiscal_year_end=fiscal_end.isoformat(), focus=focus, content=content)
-            answer = yield Ask(messages, response_model)
+            if content.strip():
+                messages = self.prompt.messages(title=title, fiscal_year_end=fiscal_end.isoformat(), focus=focus, content=content)
+                asks.append((chunk, Ask(messages, response_model)))
+        return asks, warnings
+
+    def _plan(
+        self, document: Document, only: frozenset[str] | None, usage: Usage
+    ) -> Generator[Ask, BaseModel | LLMError, Extraction]:
+        tables, _ = layout(document)
+        aligner = Aligner(document, tables)
+        source = SourceText.of(document)  # the validator's view of the document, built once for every re-ask
+        fiscal_end = infer_fiscal_end(document.text, document.metadata.fiscal_period_end)
+        questions, warnings = self._questions(document, only)
+        notes: list[StockCompensationNote] = []
+        for chunk, first in questions:
+            messages, response_model = first.messages, first.response_model
+            answer = yield first
             within = (chunk.start, chunk.end)
             note, problems = self._ground(answer, document, aligner, within)
             errors = self._errors(note, source)

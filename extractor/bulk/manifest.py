@@ -104,11 +104,18 @@ class Manifest:
             )
 
     def settings(self) -> dict[str, Any] | None:
-        row = self.db.execute("select value from meta where key = 'settings'").fetchone()
-        return json.loads(row[0]) if row else None
+        return self.recall("settings")
 
     def _set_meta(self, key: str, value: str) -> None:
         self.db.execute("insert or replace into meta (key, value) values (?, ?)", (key, value))
+
+    def remember(self, key: str, value: Any) -> None:
+        """Keep a setting a later run needs (the LLM request settings of a batch export)."""
+        self._set_meta(key, json.dumps(value, sort_keys=True))
+
+    def recall(self, key: str) -> Any:
+        row = self.db.execute("select value from meta where key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
 
     # documents --------------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ FACT_COLUMNS = (
     "award", "line_item", "bound", "year",
     "source_start", "source_end", "source_text",
 )  # fmt: skip
-LOGS = (RECORDS, FACTS_CSV)
+REQUESTS = "batch requests"  # the --batch-export file, wherever it is
 
 
 def csv_rows(rows: list[list[str]]) -> str:
@@ -42,19 +42,28 @@ def csv_rows(rows: list[list[str]]) -> str:
 
 
 class OutputWriter:
-    """Appends documents' lines to the logs; the caller then commits the lengths with the statuses."""
+    """Appends documents' lines to the logs; the caller then commits the lengths with the statuses.
 
-    def __init__(self, folder: Path, manifest: Manifest, durable: bool = True) -> None:
-        self.folder = folder
+    With `requests` (a Batch API input file), request lines go there, each custom_id once: two
+    documents asking the very same question share one request (and its answer).
+    """
+
+    def __init__(self, folder: Path, manifest: Manifest, requests: Path | None = None, durable: bool = True) -> None:
         self.manifest = manifest
         self.durable = durable  # fsync before each commit: survives a power cut, not just a kill
         committed = manifest.lengths()
-        self.handles = {name: self._open(name, committed.get(name, 0)) for name in LOGS}
+        paths = {RECORDS: folder / RECORDS, FACTS_CSV: folder / FACTS_CSV} | ({REQUESTS: requests} if requests else {})
+        self.handles = {name: self._open(path, committed.get(name, 0)) for name, path in paths.items()}
         if self.handles[FACTS_CSV].tell() == 0:
             self.handles[FACTS_CSV].write(csv_rows([list(FACT_COLUMNS)]).encode("utf-8"))
+        self.exported: set[str] = set()
+        if REQUESTS in self.handles:
+            handle = self.handles[REQUESTS]
+            handle.seek(0)
+            self.exported = {json.loads(line)["custom_id"] for line in handle if line.strip()}
+            handle.seek(0, os.SEEK_END)
 
-    def _open(self, name: str, length: int):  # type: ignore[no-untyped-def]
-        path = self.folder / name
+    def _open(self, path: Path, length: int):  # type: ignore[no-untyped-def]
         size = path.stat().st_size if path.exists() else 0
         if size < length:
             raise ManifestError(
@@ -66,14 +75,20 @@ class OutputWriter:
         handle.seek(length)
         return handle
 
-    def append(self, batch: list[tuple[str | None, str | None]]) -> dict[str, int]:
-        """Append documents' lines (record line, facts rows) and make them durable; returns the new
-        lengths, for the manifest commit that makes them count. Safe in a thread (fsync is slow)."""
-        for record, facts in batch:
+    def append(self, batch: list[tuple[str | None, str | None, str | None]]) -> dict[str, int]:
+        """Append documents' lines (record line, facts rows, batch request lines) and make them
+        durable; returns the new lengths, for the manifest commit that makes them count. Safe in a
+        thread (fsync is slow)."""
+        for record, facts, requests in batch:
             if record:
                 self.handles[RECORDS].write(record.encode("utf-8"))
             if facts:
                 self.handles[FACTS_CSV].write(facts.encode("utf-8"))
+            for line in (requests or "").splitlines(keepends=True):
+                custom_id = json.loads(line)["custom_id"]
+                if custom_id not in self.exported:
+                    self.exported.add(custom_id)
+                    self.handles[REQUESTS].write(line.encode("utf-8"))
         lengths = {}
         for name, handle in self.handles.items():
             handle.flush()

@@ -129,8 +129,12 @@ class BulkRun:
         try:
             data = read(source, self.max_bytes)
         except LoadError as error:
-            return failure(Job(f"unread:{source.ref}", source.ref, source.document_id, b""), "read", error.reason)
-        return Job(hashlib.sha256(data).hexdigest(), source.ref, source.document_id, data)
+            return failure(Job(source.expected or f"unread:{source.ref}", source.ref, source.document_id, b""), "read", error.reason)
+        key = hashlib.sha256(data).hexdigest()
+        if source.expected is not None and key != source.expected:
+            reason = "the file changed since its requests were exported; export it again, or extract it live"
+            return failure(Job(source.expected, source.ref, source.document_id, b""), "read", reason)
+        return Job(key, source.ref, source.document_id, data)
 
     def _admit(self, job: Job) -> bool:
         """Record the input; False when its document is finished already or had another name this run."""
@@ -140,7 +144,7 @@ class BulkRun:
             return False
         self._seen.add(job.key)
         status = self.manifest.status(job.key)
-        if status is not None and status.finished:
+        if status is not None and (status.finished or (status is Status.exported and self.step.export)):
             self.tally.skipped += 1
             return False
         return True
@@ -171,7 +175,7 @@ class BulkRun:
             ready = [item for item in batch if item is not None]
             if not ready:
                 continue
-            lengths = await asyncio.to_thread(self.writer.append, [(item.record, item.facts) for item in ready])
+            lengths = await asyncio.to_thread(self.writer.append, [(item.record, item.facts, item.requests) for item in ready])
             self.manifest.commit([item.finished for item in ready], lengths)
             for item in ready:
                 status = item.finished.status

@@ -27,6 +27,7 @@ class Source:
     document_id: str  # the path below the input it was found in, without its suffix
     size: int | None = None  # bytes, when known before reading
     problem: str | None = None  # why it cannot be read at all
+    expected: str | None = None  # the content hash it must still have (a batch import re-reads exported files)
 
 
 def discover(inputs: list[str]) -> Iterator[Source]:
@@ -86,16 +87,17 @@ def split_ref(ref: str) -> tuple[str, str | None]:
     return ref, None
 
 
-def source_of(ref: str, document_id: str) -> Source:
-    """A Source again from its reference (a batch import re-reads the documents an export listed)."""
+def source_of(ref: str, document_id: str, expected: str) -> Source:
+    """A Source again from its reference and content hash (a batch import re-reads exported documents)."""
     archive, member = split_ref(ref)
     try:
         if member is None:
-            return Source(ref, document_id, os.stat(archive).st_size)
+            return Source(ref, document_id, os.stat(archive).st_size, expected=expected)
         with zipfile.ZipFile(archive) as opened:
-            return Source(ref, document_id, opened.getinfo(member).file_size)
+            return Source(ref, document_id, opened.getinfo(member).file_size, expected=expected)
     except (OSError, zipfile.BadZipFile, KeyError) as error:
-        return Source(ref, document_id, problem=f"cannot be read any more ({getattr(error, 'strerror', None) or error})")
+        problem = f"cannot be read any more ({getattr(error, 'strerror', None) or error})"
+        return Source(ref, document_id, problem=problem, expected=expected)
 
 
 def _walk(folder: Path) -> Iterator[Path]:

@@ -80,7 +80,8 @@ def summary_table(summary: dict[str, Any]) -> Table:
         ("  done (passed validation)", f"{documents['done']:,}"),
         ("  needs review (failed validation)", f"{documents['review']:,}"),
         ("  failed (see failures.jsonl)", f"{documents['failed']:,}"),
-        ("  not finished yet", f"{documents['pending'] + documents['exported']:,}"),
+        ("  exported, waiting for Batch API results", f"{documents['exported']:,}"),
+        ("  not finished yet", f"{documents['pending']:,}"),
         ("validation pass rate", "-" if rate is None else f"{rate:.1%}"),
         ("facts", "-" if summary["facts"] is None else f"{summary['facts']:,}"),
         ("this run: finished", f"{sum(run['finished'].values()):,} in {run['seconds']:.1f} s"

@@ -10,6 +10,7 @@ import json
 import signal
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from extractor.attempt import INTERNAL_ERROR
@@ -20,6 +21,7 @@ from extractor.bulk.manifest import Finished, Status
 from extractor.bulk.outputs import csv_rows
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
+from extractor.llm.batch import BatchAnswers, RequestRecorder, request_lines
 from extractor.llm.client import EndpointError, LLMError, make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
@@ -60,14 +62,25 @@ class Stop:
     message: str
 
 
+@dataclass(frozen=True)
+class BatchResults:
+    """A Batch API output file and where each custom_id's line starts in it."""
+
+    path: Path
+    index: dict[str, int]
+
+
 @dataclass
 class Step:
     """How documents are extracted: the backend, and for the LLM its settings and the run's shared
-    rate limiter. Picklable; the LLM client is made in the worker that uses it."""
+    rate limiter; `export` writes Batch API requests instead of asking, `results` answers from a
+    Batch API output file. Picklable; the LLM client is made in the worker that uses it."""
 
     backend: BackendName
     llm_config: LLMConfig | None = None
     limiter: RateLimiter | None = None
+    export: bool = False
+    results: BatchResults | None = None
     _llm: LLMBackend | None = field(default=None, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -76,7 +89,12 @@ class Step:
     def prepare(self) -> None:
         """Make the LLM client (once per process); raises what a bad prompt or key raises."""
         if self.llm_config is not None and self._llm is None:
-            self._llm = LLMBackend(self.llm_config, clients=make_clients(self.llm_config, self.limiter))
+            answers: RequestRecorder | BatchAnswers | None = None
+            if self.export:
+                answers = RequestRecorder()
+            elif self.results is not None:
+                answers = BatchAnswers(self.results.path, self.results.index)
+            self._llm = LLMBackend(self.llm_config, clients=make_clients(self.llm_config, self.limiter, answers))
 
     @property
     def llm(self) -> LLMBackend:
@@ -111,6 +129,8 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
     loaded = load_job(job, plan_hybrid=step.backend is BackendName.hybrid)
     if isinstance(loaded, Rendered):
         return loaded
+    if step.export:
+        return _export(loaded, step.llm)
     started = time.perf_counter()
     try:
         extraction = await _ask_llm(loaded, step.llm)
@@ -136,6 +156,20 @@ async def _ask_llm(loaded: Loaded, llm: LLMBackend) -> Extraction:
     except LLMError as error:
         asked = error
     return hybrid.combine(loaded.planned, asked)
+
+
+def _export(loaded: Loaded, llm: LLMBackend) -> Rendered:
+    """The document's requests for a Batch API file; it waits, `exported`, for the results."""
+    job = loaded.job
+    started = time.perf_counter()
+    try:
+        lines = request_lines(llm, loaded.document, loaded.planned.parts if loaded.planned else None)
+    except Exception as error:  # noqa: BLE001
+        return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
+    seconds = sum(loaded.timing.values()) + time.perf_counter() - started
+    if not lines:
+        return failure(job, "extract", "the note has no text to ask about")
+    return Rendered(Finished(job.key, Status.exported, None, None, seconds), requests="".join(lines), ref=job.ref)
 
 
 def run_rules(job: Job) -> Rendered:

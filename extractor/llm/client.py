@@ -71,17 +71,20 @@ def _api_key(config: LLMConfig) -> str:
     return KEYLESS
 
 
-def make_clients(config: LLMConfig, limiter: RateLimiter | None = None) -> Clients:
+def make_clients(config: LLMConfig, limiter: RateLimiter | None = None, answers: Any = None) -> Clients:
     """Both clients share the transport's retry policy, rate limits, cassettes and price table; openai's own retries are off.
 
-    `limiter` is one shared with other processes (bulk runs); by default the config's rpm and tpm make one."""
-    cassettes = Cassettes(config.cache_dir, config.cache) if config.cache is not CacheMode.off else None
+    `limiter` is one shared with other processes (bulk runs); by default the config's rpm and tpm make one.
+    `answers` replaces the cassette store (llm.batch: a request recorder, or Batch API results): no
+    request then reaches the endpoint, and no key is needed."""
+    cassettes = answers if answers is not None else (Cassettes(config.cache_dir, config.cache) if config.cache is not CacheMode.off else None)
     policy = RetryPolicy(attempts=config.attempts, initial_wait=config.retry_wait, max_wait=config.max_wait)
     if limiter is None and (config.rpm or config.tpm):
         limiter = RateLimiter(config.rpm, config.tpm)
     sync_transport, async_transport = transports(policy, cassettes, config.price, limiter)
     common: dict[str, Any] = {"base_url": config.base_url, "timeout": config.timeout, "max_retries": 0}
-    key = KEYLESS if config.cache is CacheMode.replay and config.api_key is None else _api_key(config)
+    offline = answers is not None or config.cache is CacheMode.replay
+    key = KEYLESS if offline and config.api_key is None else _api_key(config)
     sync_client = openai.OpenAI(api_key=key, http_client=httpx2.Client(transport=sync_transport), **common)
     async_client = openai.AsyncOpenAI(api_key=key, http_client=httpx2.AsyncClient(transport=async_transport), **common)
     mode = MODES[config.mode]

@@ -101,7 +101,12 @@ class _Ledger:
         recorded = self.cassettes.get(request.content) if self.cassettes else None
         if recorded is None:
             return None
-        charge().cache_hits += 1
+        usage = charge()
+        if getattr(self.cassettes, "billed", False):  # a Batch API answer: paid for, so counted like a live one
+            usage.requests += 1
+            usage.record_completion(json.loads(recorded), self.price)
+        else:
+            usage.cache_hits += 1
         return httpx2.Response(200, headers={"content-type": "application/json"}, content=recorded, request=request)
 
     def received(self, request: httpx2.Request, response: httpx2.Response, started: float, estimate: int) -> httpx2.Response:

@@ -1,0 +1,130 @@
+"""OpenAI Batch API files: the requests a run would send, written out; the results, read back in.
+
+A request line is exactly the body the openai client would POST (captured from the client itself,
+so tools, schema and parameters cannot drift), with `custom_id` = the request's content key (the
+same key the cassettes use). Importing answers each request from the results file by that key,
+through the normal client: the answer is parsed, grounded and validated like a live one. A request
+that is not in the results (a re-ask, say) fails its document with a reason, never a call.
+
+File formats: https://platform.openai.com/docs/guides/batch (input: custom_id, method, url, body;
+output: custom_id, response {status_code, body}, error).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from extractor.backends.llm import LLMBackend
+from extractor.document import Document
+from extractor.llm.cassettes import CassetteMiss, request_key
+
+ENDPOINT = "/v1/chat/completions"
+
+
+class Captured(CassetteMiss):
+    """Raised instead of sending: carries the request body the client built."""
+
+    def __init__(self, body: bytes) -> None:
+        super().__init__("captured for a Batch API file, not sent")
+        self.body = body
+
+
+class RequestRecorder:
+    """A stand-in for the cassette store that stops every request before it is sent."""
+
+    billed = False
+
+    def get(self, body: bytes) -> bytes | None:
+        raise Captured(body)
+
+    def put(self, body: bytes, response: bytes) -> None:  # pragma: no cover - nothing is ever answered
+        pass
+
+
+def captured_body(error: BaseException) -> bytes | None:
+    """The body a recorder captured, found in an exception's chain of causes."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, Captured):
+            return cause.body
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def request_lines(llm: LLMBackend, document: Document, only: frozenset[str] | None = None) -> list[str]:
+    """The Batch API lines for a document: its first question for each part of the note, as the
+    client would send them. `llm` must have been made with a RequestRecorder as its answers."""
+    lines = []
+    for ask in llm.questions(document, only):
+        try:
+            llm.clients.sync.chat.completions.create(**llm.clients.create_kwargs(ask.messages, ask.response_model))
+        except Exception as error:  # noqa: BLE001 - the recorder's Captured, wrapped by openai
+            body = captured_body(error)
+            if body is None:
+                raise
+            lines.append(request_line(body))
+    return lines
+
+
+def request_line(body: bytes) -> str:
+    """One line of a Batch API input file."""
+    payload = json.loads(body)
+    return json.dumps({"custom_id": request_key(body), "method": "POST", "url": ENDPOINT, "body": payload}, ensure_ascii=False) + "\n"
+
+
+class BatchError(Exception):
+    """A results file that cannot be read; the message names the file and line."""
+
+
+def index_results(path: Path) -> dict[str, int]:
+    """custom_id -> byte offset of its line in a Batch API output file (the file is not held in memory)."""
+    index: dict[str, int] = {}
+    try:
+        with open(path, "rb") as handle:
+            offset = 0
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    try:
+                        custom_id = json.loads(line)["custom_id"]
+                    except (ValueError, KeyError, TypeError) as error:
+                        raise BatchError(f"{path}:{number}: not a Batch API result line ({error})") from error
+                    index[str(custom_id)] = offset
+                offset += len(line)
+    except OSError as error:
+        raise BatchError(f"{path}: cannot be read ({error.strerror or error})") from error
+    if not index:
+        raise BatchError(f"{path}: holds no results")
+    return index
+
+
+class BatchAnswers:
+    """A stand-in for the cassette store answering from a Batch API output file.
+
+    `billed`: the answers are paid completions, so the transport counts their tokens and cost.
+    """
+
+    billed = True
+
+    def __init__(self, path: Path, index: dict[str, int]) -> None:
+        self.path = path
+        self.index = index
+
+    def get(self, body: bytes) -> bytes:
+        key = request_key(body)
+        offset = self.index.get(key)
+        if offset is None:
+            raise CassetteMiss(f"no result for this request (custom_id {key[:12]}…) in {self.path}; a batch answers only the requests it was given")
+        with open(self.path, "rb") as handle:
+            handle.seek(offset)
+            result: dict[str, Any] = json.loads(handle.readline())
+        response = result.get("response") or {}
+        if result.get("error") or response.get("status_code") != 200:
+            error = result.get("error") or (response.get("body") or {}).get("error") or {}
+            message = error.get("message") if isinstance(error, dict) else str(error)
+            raise CassetteMiss(f"the Batch API could not answer this request (HTTP {response.get('status_code', '-')}: {message or 'no message'})")
+        return json.dumps(response["body"]).encode("utf-8")
+
+    def put(self, body: bytes, response: bytes) -> None:
+        pass
