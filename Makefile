@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench eval browser clean
+.PHONY: demo test bench bench-bulk eval browser clean
 
 $(BIN)/extractor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ browser:
 ## bench: the validator's mutation benchmark (detection rates per mutation and rule family)
 bench: $(BIN)/extractor
 	$(BIN)/python evals/benchmarks/validator_mutations.py
+
+## bench-bulk: bulk-run throughput and memory (rules over 1k and 5k documents; LLM path at concurrency 1-64)
+bench-bulk: $(BIN)/extractor
+	$(BIN)/python evals/benchmarks/bulk_throughput.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -139,7 +139,7 @@ def write_parquet(folder: Path) -> int:
     types: dict[str, Any] = {name: pa.string() for name in FACT_COLUMNS}
     types.update({"value": pa.decimal128(38, 12), "source_start": pa.int64(), "source_end": pa.int64(), "period_start": pa.date32(), "period_end": pa.date32(), "period_instant": pa.date32()})
     convert = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True, quoted_strings_can_be_null=False)
-    reader = pacsv.open_csv(folder / FACTS_CSV, convert_options=convert, read_options=pacsv.ReadOptions(block_size=1 << 22))
+    reader = pacsv.open_csv(folder / FACTS_CSV, convert_options=convert, read_options=pacsv.ReadOptions(block_size=1 << 20, use_threads=False))
     temporary = _temporary(folder / FACTS_PARQUET)
     rows = 0
     with pq.ParquetWriter(temporary, reader.schema) as out:
