@@ -71,7 +71,7 @@ def run_command(
 
     Exit status: 0 when every input was extracted (some may need review); 1 when some failed, or
     the endpoint could not serve; 2 for bad settings or an output folder of another run; 130
-    when stopped by Ctrl-C (run the same command again to go on).
+    when stopped by Ctrl-C or SIGTERM (run the same command again to go on).
 
     Examples:
       extractor run filings/ --out out/run
@@ -113,7 +113,7 @@ def run_command(
         err.print(f"{summary['documents']['exported']:,} documents wait for their answers: submit {batch_export} to the Batch API "
                   f"(https://platform.openai.com/docs/guides/batch), then: extractor run --out {out} --batch-import RESULTS.jsonl")  # fmt: skip
     if interrupted:
-        err.print("stopped by Ctrl-C after finishing what was in flight; run the same command again to go on")
+        err.print("stopped after finishing what was in flight; run the same command again to go on")
         raise typer.Exit(code=INTERRUPTED)
     unfinished = summary["documents"]["pending"] + (summary["documents"]["exported"] if batch_import else 0)
     if bulk.tally.stopped_by or summary["documents"]["failed"] or unfinished:
@@ -205,14 +205,16 @@ def _run(bulk: BulkRun, sources: Iterable[Source], total: int, quiet: bool, llm:
         nonlocal interrupted
         loop = asyncio.get_running_loop()
 
-        def first_interrupt() -> None:
+        def stop_after_in_flight(name: str) -> None:
             nonlocal interrupted
             interrupted = True
             bulk.stop.set()
-            err.print("\nCtrl-C: finishing the documents in flight, then stopping (Ctrl-C again to stop at once)")
-            loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl-C raises KeyboardInterrupt as usual
+            err.print(f"\n{name}: finishing the documents in flight, then stopping (Ctrl-C again to stop at once)")
+            for number in (signal.SIGINT, signal.SIGTERM):  # a second one acts as usual
+                loop.remove_signal_handler(number)
 
-        loop.add_signal_handler(signal.SIGINT, first_interrupt)
+        loop.add_signal_handler(signal.SIGINT, stop_after_in_flight, "Ctrl-C")
+        loop.add_signal_handler(signal.SIGTERM, stop_after_in_flight, "SIGTERM")
         await bulk.run(sources, total)
         if bulk.endpoint_failure is not None:
             err.print(f"[red]error[/red]: {escape(bulk.endpoint_failure)}")

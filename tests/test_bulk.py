@@ -228,7 +228,7 @@ def test_ctrl_c_stops_after_the_documents_in_flight_and_the_same_command_goes_on
     os.killpg(process.pid, signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
-    assert "finishing the documents in flight" in stderr and "run the same command again" in stderr
+    assert "Ctrl-C: finishing the documents in flight" in stderr and "run the same command again" in stderr
     stopped = records(out)
     assert 5 <= len(stopped) < 60
     assert sum(statuses(out)[s] for s in ("done", "review")) == len(stopped)  # what was in flight was written and committed

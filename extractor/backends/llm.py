@@ -138,7 +138,7 @@ class LLMBackend:
             answer = yield first
             within = (chunk.start, chunk.end)
             note, problems = self._ground(answer, document, aligner, within)
-            errors = self._errors(note, source)
+            errors = self._errors(note, source) if self.config.feedback_reasks else []  # no re-asks: no need to know
             for _ in range(self.config.feedback_reasks):
                 if not errors:
                     break
