@@ -12,11 +12,13 @@ $(BIN)/extractor: pyproject.toml
 	touch $@
 
 ## demo: extract the bundled sample filings with the rules backend (no LLM, no key), score them against gold,
+##       run every bundled filing in bulk (out/run/: records, facts CSV and Parquet, failures, summary),
 ##       then evaluate the rules backend on the 15-document heterogeneous suite (HTML report in out/eval/)
 demo: $(BIN)/extractor
 	$(BIN)/extractor extract tests/fixtures/000_a279831d03f6579a.txt tests/fixtures/002_59f0e0194afd947c.txt --format table
 	$(BIN)/extractor extract tests/fixtures/000_a279831d03f6579a.txt tests/fixtures/002_59f0e0194afd947c.txt --format facts -o out/sample.facts.jsonl
 	$(BIN)/extractor score out/sample.facts.jsonl --gold evals/gold
+	$(BIN)/extractor run tests/fixtures evals/suites/heterogeneous/documents --out out/run
 	$(BIN)/extractor eval evals/suites/heterogeneous
 
 ## test: run the test suite (installs Debian's chromium for the report's browser test when run as root)
