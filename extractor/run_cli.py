@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from evals.harness.runner import code_version
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, ManifestError, Status
 from extractor.bulk.outputs import FAILURES, FACTS_CSV, FACTS_PARQUET, MANIFEST, RECORDS, SUMMARY, OutputWriter, write_failures, write_parquet
@@ -43,7 +46,7 @@ def run_command(
     concurrency: int = typer.Option(8, min=1, max=512, help="Documents with the LLM at once, over all workers (each waits on one request at a time)."),
     workers: int = typer.Option(default_workers(), min=1, help="Worker processes; each loads, extracts and validates documents, LLM documents several at once (default: one per core)."),
     max_bytes: int = typer.Option(MAX_BYTES, min=1, max=MAX_BYTES, help="Larger inputs are not read; each becomes a failure record saying so."),
-    retry_failed: bool = typer.Option(False, "--retry-failed", help="Try documents that failed in an earlier run again (e.g. after an endpoint outage)."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Try documents that failed in an earlier run again (after an endpoint outage, say); with --batch-import, answer the ones the batch could not answer before from this results file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar: a progress line every 10 seconds, for logs."),
     batch_export: Path | None = typer.Option(None, "--batch-export", metavar="FILE", rich_help_panel=BATCH, help="Write the LLM requests to FILE in OpenAI Batch API format instead of sending them (half the price, answers within 24 hours); documents wait as 'exported'."),
     batch_import: Path | None = typer.Option(None, "--batch-import", metavar="RESULTS", rich_help_panel=BATCH, help="Read the Batch API's output file for the documents exported into --out: parsed, grounded and validated like live answers. Takes no inputs."),
@@ -81,7 +84,7 @@ def run_command(
         if inputs:
             err.print("[red]error[/red]: --batch-import reads the documents its export listed: name no inputs, only --out")
             raise typer.Exit(code=2)
-        manifest, writer, step, sources, total = _batch_import(out, batch_import)
+        manifest, writer, step, sources, total = _batch_import(out, batch_import, retry_failed)
         llm_run = True
     else:
         if not inputs:
@@ -92,9 +95,11 @@ def run_command(
             err.print("[red]error[/red]: --batch-export writes LLM requests: use it with --backend llm or hybrid")
             raise typer.Exit(code=2)
         step = _step(chosen, settings, export=batch_export is not None)
-        manifest, writer = _open_folder(out, _fingerprint(step), batch_export)
+        manifest = _open_manifest(out, _fingerprint(step))
         if batch_export is not None:
-            _remember_export(manifest, step, batch_export)
+            _remember_export(manifest, step, batch_export)  # before the file is opened: a wrong one is refused untouched
+        writer = _open_writer(out, manifest, batch_export)
+        manifest.forget_unread()  # inputs that could not be read are listed and read again
         if retry_failed and (reopened := manifest.reopen([Status.failed])):
             err.print(f"{reopened:,} documents that failed before will be tried again")
         sources, total = discover(inputs), count(inputs)
@@ -103,22 +108,23 @@ def run_command(
     interrupted = _run(bulk, sources, total, quiet, llm_run)
     writer.close()
     failed_inputs = write_failures(out, manifest)
-    facts = _parquet(out)
+    facts = _parquet(out, manifest.superseded())
     summary = summarize(out, manifest, bulk.tally, failed_inputs, facts)
     write_summary(out, summary)
     manifest.close()
     Console(stderr=True, width=None if err.is_terminal else 120).print(summary_table(summary))
-    err.print(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}")
+    err.print(escape(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}"))
     if batch_export is not None and summary["documents"]["exported"]:
-        err.print(f"{summary['documents']['exported']:,} documents wait for their answers: submit {batch_export} to the Batch API "
-                  f"(https://platform.openai.com/docs/guides/batch), then: extractor run --out {out} --batch-import RESULTS.jsonl")  # fmt: skip
+        err.print(escape(f"{summary['documents']['exported']:,} documents wait for their answers: submit {batch_export} to the Batch API "
+                         f"(https://platform.openai.com/docs/guides/batch), then: extractor run --out {out} --batch-import RESULTS.jsonl"))  # fmt: skip
     if interrupted:
         err.print("stopped after finishing what was in flight; run the same command again to go on")
         raise typer.Exit(code=INTERRUPTED)
     unfinished = summary["documents"]["pending"] + (summary["documents"]["exported"] if batch_import else 0)
     if bulk.tally.stopped_by or summary["documents"]["failed"] or unfinished:
         if unfinished:
-            err.print(f"{unfinished:,} documents are not finished; run the same command again to go on")
+            err.print(f"{unfinished:,} documents are not finished; run the same command again to go on"
+                      + (" (or --retry-failed with new results)" if batch_import else ""))
         raise typer.Exit(code=1)
 
 
@@ -144,13 +150,22 @@ def _fingerprint(step: Step) -> dict[str, object]:
     return {"backend": step.backend.value, "model": step.llm_config.model, "prompt": step.llm.prompt.name, "prompt_hash": step.llm.prompt.hash}
 
 
-def _open_folder(out: Path, fingerprint: dict[str, object], requests: Path | None = None) -> tuple[Manifest, OutputWriter]:
+def _open_manifest(out: Path, fingerprint: dict[str, object]) -> Manifest:
+    """The folder's manifest, locked for this run; exit 2 if it is in use or holds another run."""
     try:
         out.mkdir(parents=True, exist_ok=True)
         manifest = Manifest(out / MANIFEST)
         manifest.check_settings(fingerprint)
-        return manifest, OutputWriter(out, manifest, requests)
-    except (ManifestError, OSError, ValueError) as error:
+        return manifest
+    except (ManifestError, OSError) as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+
+
+def _open_writer(out: Path, manifest: Manifest, requests: Path | None = None) -> OutputWriter:
+    try:
+        return OutputWriter(out, manifest, requests)
+    except (ManifestError, OSError) as error:
         err.print(f"[red]error[/red]: {escape(str(error))}")
         raise typer.Exit(code=2) from error
 
@@ -159,18 +174,34 @@ BATCH_SETTINGS = ("model", "temperature", "mode", "max_chars", "overlap_chars", 
 
 
 def _remember_export(manifest: Manifest, step: Step, requests: Path) -> None:
-    """Keep what the import must rebuild the same requests from (never the key)."""
+    """Keep what the import must rebuild the same requests from (never the key). A folder exports
+    with one set of settings, to one file: a second export with others would make the first's
+    requests unanswerable."""
     assert step.llm_config is not None
+    given = step.llm_config.prompt
+    prompt = str(Path(given).resolve()) if Path(given).suffix == ".toml" else step.llm.prompt.name
+    llm = step.llm_config.model_dump(mode="json", include=set(BATCH_SETTINGS)) | {"prompt": prompt}
+    wanted = {"requests": str(requests.resolve()), "backend": step.backend.value, "llm": llm}
     stored = manifest.recall("batch")
-    where = str(requests.resolve())
-    if stored is not None and stored["requests"] != where:
-        err.print(f"[red]error[/red]: this folder's requests go to {escape(stored['requests'])}, not {escape(where)}; use that file or another --out")
-        raise typer.Exit(code=2)
-    llm = step.llm_config.model_dump(mode="json", include=set(BATCH_SETTINGS)) | {"prompt": step.llm.prompt.name}
-    manifest.remember("batch", {"requests": where, "backend": step.backend.value, "llm": llm})
+    if stored is not None:
+        changed = [name for name in ("requests", "backend") if stored[name] != wanted[name]]
+        changed += [f"llm.{name}" for name in sorted(set(stored["llm"]) | set(llm)) if stored["llm"].get(name) != llm.get(name)]
+        if changed:
+            said = "; ".join(f"{name}: {_dig(stored, name)!r} before, {_dig(wanted, name)!r} now" for name in changed)
+            err.print(f"[red]error[/red]: {escape(str(manifest.path.parent))} exported requests with other settings ({escape(said)}); "
+                      "export with the same ones, or choose another --out")  # fmt: skip
+            raise typer.Exit(code=2)
+        return
+    manifest.remember("batch", wanted | {"cwd": os.getcwd(), "code": code_version()})
 
 
-def _batch_import(out: Path, results: Path) -> tuple[Manifest, OutputWriter, Step, list[Source], int]:
+def _dig(settings: dict[str, Any], dotted: str) -> Any:
+    for part in dotted.split("."):
+        settings = settings.get(part) if isinstance(settings, dict) else None  # type: ignore[assignment]
+    return settings
+
+
+def _batch_import(out: Path, results: Path, retry_failed: bool) -> tuple[Manifest, OutputWriter, Step, list[Source], int]:
     """The step that answers from RESULTS, and the exported documents it answers."""
     if not (out / MANIFEST).exists():
         err.print(f"[red]error[/red]: {out} holds no run; export first: extractor run INPUT... --out {out} --backend llm --batch-export requests.jsonl")
@@ -184,14 +215,20 @@ def _batch_import(out: Path, results: Path) -> tuple[Manifest, OutputWriter, Ste
         err.print(f"[red]error[/red]: {escape(str(error))}")
         raise typer.Exit(code=2) from error
     if stored is None:
-        err.print(f"[red]error[/red]: no requests were exported from {out} (--batch-export)")
+        err.print(f"[red]error[/red]: no requests were exported from {escape(str(out))} (--batch-export)")
         raise typer.Exit(code=2)
+    if stored.get("code") != (now := code_version()):
+        err.print(f"[yellow]warning[/yellow]: exported with code {escape(str(stored.get('code')))}, importing with {escape(now)}: "
+                  "if the requests changed, their results will not be found")  # fmt: skip
     # No re-asks: a batch answers only the requests it was given.
     settings = LLMConfig.model_validate(stored["llm"] | {"cache": "off", "reasks": 0, "feedback_reasks": 0})
     step = _step(BackendName(stored["backend"]), settings, results=BatchResults(results, index))
-    manifest, writer = _open_folder(out, _fingerprint(step))
-    sources = [source_of(ref, document_id, key) for key, ref, document_id, *_ in manifest.documents([Status.exported])]
-    err.print(f"{len(index):,} results in {results} for {len(sources):,} exported documents")
+    manifest = _open_manifest(out, _fingerprint(step))
+    writer = _open_writer(out, manifest)
+    if retry_failed and (reopened := manifest.reopen([Status.failed], stage="batch", to=Status.exported)):
+        err.print(f"{reopened:,} documents the batch could not answer before will be answered from {escape(str(results))}")
+    sources = [source_of(ref, document_id, key, stored["cwd"]) for key, ref, document_id, *_ in manifest.documents([Status.exported])]
+    err.print(escape(f"{len(index):,} results in {results} for {len(sources):,} exported documents"))
     return manifest, writer, step, sources, len(sources)
 
 
@@ -290,10 +327,10 @@ def _clock(seconds: float) -> str:
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def _parquet(out: Path) -> int | None:
+def _parquet(out: Path, superseded: list[str]) -> int | None:
     """facts.parquet from facts.csv; None (with a warning) if it cannot be written."""
     try:
-        return write_parquet(out)
+        return write_parquet(out, superseded)
     except Exception as error:  # noqa: BLE001 - the CSV holds the same rows; say so and go on
-        err.print(f"[yellow]warning[/yellow]: {out / FACTS_PARQUET} not written ({escape(str(error))}); {out / FACTS_CSV} holds the same rows")
+        err.print(f"[yellow]warning[/yellow]: {escape(str(out / FACTS_PARQUET))} not written ({escape(str(error))}); {escape(str(out / FACTS_CSV))} holds the same rows")
         return None

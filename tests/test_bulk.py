@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import hashlib
 import json
 import os
 import signal
@@ -153,7 +154,7 @@ def test_rerun_skips_finished_documents_and_retries_failed_only_when_asked(plant
     # 9 extracted and 3 failed on their content are final; inputs that could not be read are read again
     assert this_run["already_finished"] == 12 and this_run["finished"] == {"failed": 5}
     retried = run(*_planted_args(out), "--out", str(out), "--workers", "1", "--max-bytes", "400000", "--retry-failed")
-    assert "8 documents that failed before will be tried again" in retried.stderr
+    assert "3 documents that failed before will be tried again" in retried.stderr
     this_run = json.loads((out / "summary.json").read_text())["this_run"]
     assert this_run["already_finished"] == 9 and this_run["finished"] == {"failed": 8}
     assert (out / "records.jsonl").read_bytes() == before
@@ -186,6 +187,29 @@ def wait_for_records(out: Path, at_least: int, process: subprocess.Popen[str], t
     raise AssertionError(f"no {at_least} records within {timeout} s")
 
 
+def group_members(group: int) -> list[int]:
+    """Live processes of a process group (the run's session), from /proc."""
+    members = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[2]) == group:
+            members.append(int(entry))
+    return members
+
+
+def wait_until(condition: Callable[[], object], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, ...]]]:
     """60 distinct filings, and the facts rows of one uninterrupted run over them."""
@@ -202,8 +226,13 @@ def test_kill_9_at_any_moment_then_resume_gives_exactly_one_record_per_document(
     for killed_after in (3, 20, 41):
         process = start(str(inputs), "--out", str(out), "--workers", "2")
         wait_for_records(out, killed_after, process)
-        os.killpg(process.pid, signal.SIGKILL)  # the run and its workers, mid-write perhaps
-        process.wait()
+        if killed_after == 3:  # the main process alone: its workers must notice and stop, not linger
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+            assert wait_until(lambda: not group_members(process.pid), timeout=15), f"workers left behind: {group_members(process.pid)}"
+        else:
+            os.killpg(process.pid, signal.SIGKILL)  # the run and its workers, mid-write perhaps
+            process.wait()
         process.stdout.close(), process.stderr.close()  # type: ignore[union-attr, func-returns-value]
         with open(out / "records.jsonl", "ab") as handle:
             handle.write(b'{"half a line written when the power went')  # what a crash mid-append leaves
@@ -422,3 +451,94 @@ def test_batch_export_then_import_goes_through_the_same_validation_and_outputs(m
     assert [row[4:] for row in fact_rows(out)] == [row[4:] for row in fact_rows(tmp_path / "live")]  # the same facts as live answers give
     assert run("--out", str(out), "--batch-import", str(results)).returncode == 1  # importing twice writes nothing twice
     assert len(records(out)) == 4
+
+
+# --- the output folder over time: a second run at once, fixed and edited inputs --------------------
+
+
+def test_a_second_run_into_a_folder_in_use_is_refused(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+    inputs, clean_rows = corpus
+    out = tmp_path / "out"
+    first = start(str(inputs), "--out", str(out), "--workers", "1")
+    wait_for_records(out, 1, first)
+    second = run(str(inputs), "--out", str(out), "--workers", "1")
+    assert second.returncode == 2 and "is in use by another run (pid" in second.stderr
+    first.communicate(timeout=120)
+    assert first.returncode == 0 and len(records(out)) == 60 and fact_rows(out) == clean_rows
+
+
+def test_fixed_and_edited_inputs_leave_only_current_documents_in_counts_failures_and_parquet(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    inputs, out = tmp_path / "in", tmp_path / "out"
+    build_corpus(inputs, 2, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
+    (inputs / "later.txt").write_bytes(b"")  # empty now, a filing later
+    broken = tmp_path / "late.zip"
+    broken.write_bytes(b"PK\x03\x04 not yet")
+    first = run(str(inputs), str(broken), str(tmp_path / "missing"), "--out", str(out))
+    assert first.returncode == 1 and len(failures(out)) == 3
+    (inputs / "later.txt").write_bytes(SEED_002.read_bytes())  # the three are fixed
+    with zipfile.ZipFile(broken, "w") as archive:
+        archive.writestr("note.txt", distinct_copy(SEED_000.read_bytes(), ".txt", 77))
+    (tmp_path / "missing").mkdir()
+    edited = next(inputs.rglob("doc-000000.txt"))
+    first_version = hashlib.sha256(edited.read_bytes()).hexdigest()
+    edited.write_bytes(edited.read_bytes().replace(b"Corpus copy a.", b"Corpus copy a, edited."))
+    second = run(str(inputs), str(broken), str(tmp_path / "missing"), "--out", str(out))
+    assert second.returncode == 0, second.stderr
+    assert (out / "failures.jsonl").read_text() == ""
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["documents"]["total"] == summary["inputs"] == 4 and summary["documents"]["failed"] == 0
+    assert summary["superseded"] == 2  # the empty file's old content, and the edited file's first version
+    assert len(records(out)) == 5  # the first version's record stays in the log ...
+    table = pq.read_table(out / "facts.parquet")
+    assert set(table.column("document_sha256").to_pylist()) == {r["document"]["sha256"] for r in records(out)} - {first_version}  # ... not in the dataset
+
+
+def test_folders_matched_by_a_glob_are_walked_and_ids_keep_their_suffix(tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / "in" / folder).mkdir(parents=True)
+        (tmp_path / "in" / folder / "note.txt").write_bytes(distinct_copy(SEED_002.read_bytes(), ".txt", ord(folder)))
+    (tmp_path / "in" / "a" / "note.htm").write_bytes(HTML_002.read_bytes())
+    out = tmp_path / "out [final]"  # brackets: rich markup must not eat the name
+    result = run(str(tmp_path / "in" / "*"), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert sorted(r["document"]["id"] for r in records(out)) == ["note.htm", "note.txt", "note.txt"]
+    assert "out [final]" in result.stderr
+
+
+def test_export_refuses_a_file_it_did_not_write_and_settings_other_than_the_first_export(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 2, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
+    precious = tmp_path / "precious.jsonl"
+    precious.write_text('{"a user\'s": "file"}\n')
+    refused = run(str(inputs), "--out", str(tmp_path / "out"), "--backend", "llm", "--batch-export", str(precious))
+    assert refused.returncode == 2 and "was not written by this run" in refused.stderr
+    assert precious.read_text() == '{"a user\'s": "file"}\n'
+    requests = tmp_path / "requests.jsonl"
+    assert run(str(inputs), "--out", str(tmp_path / "out2"), "--backend", "llm", "--batch-export", str(requests)).returncode == 0
+    other = run(str(inputs), "--out", str(tmp_path / "out2"), "--backend", "llm", "--batch-export", str(requests), "--temperature", "0.5")
+    assert other.returncode == 2 and "llm.temperature: 0.0 before, 0.5 now" in other.stderr
+
+
+def test_batch_import_from_another_folder_with_a_broken_line_then_new_results(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 2, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
+    exported = subprocess.run([*EXTRACTOR, "run", "in", "--out", "out", "--backend", "llm", "--batch-export", "requests.jsonl"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert exported.returncode == 0, exported.stderr  # refs are relative to tmp_path
+    answers = {marker: quoted_answer(rules.extract(load(path)), load(path)) for marker, path in (("Articles of Incorporation", SEED_000), ("has a share award plan", SEED_002))}
+    lines = batch_results(tmp_path / "requests.jsonl", lambda body: next(a for m, a in answers.items() if m in json.dumps(body["messages"])))
+    broken = json.loads(lines[0])
+    del broken["response"]["body"]  # a line the Batch API would never write, but a user's script might
+    (tmp_path / "partial.jsonl").write_text(json.dumps(broken) + "\n" + lines[1] + "\n")
+    first = run("--out", str(tmp_path / "out"), "--batch-import", str(tmp_path / "partial.jsonl"))  # from the project root
+    assert first.returncode == 1
+    failed = json.loads((tmp_path / "out" / "failures.jsonl").read_text().splitlines()[0])
+    assert failed["stage"] == "batch" and "is not a Batch API result" in failed["reason"]
+    assert len(records(tmp_path / "out")) == 1
+    (tmp_path / "all.jsonl").write_text("\n".join(lines) + "\n")
+    second = run("--out", str(tmp_path / "out"), "--batch-import", str(tmp_path / "all.jsonl"), "--retry-failed")
+    assert second.returncode == 0, second.stderr
+    assert "1 documents the batch could not answer before" in second.stderr
+    assert len(records(tmp_path / "out")) == 2 and (tmp_path / "out" / "failures.jsonl").read_text() == ""

@@ -12,7 +12,9 @@ loses the half-written lines and leaves the document pending; one after the comm
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
@@ -36,6 +38,23 @@ class Status(str, Enum):
 
 class ManifestError(Exception):
     """The output folder cannot be used: another run's settings, edited outputs, a locked database."""
+
+
+def _lock_folder(folder: Path) -> Any:
+    """An exclusive lock on the output folder: two runs appending to one folder would corrupt it."""
+    handle = open(folder / ".lock", "a+")  # noqa: SIM115 - held until the manifest closes
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as error:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise ManifestError(f"{folder} is in use by another run ({holder}); wait for it, or choose another --out") from error
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"pid {os.getpid()}\n")
+    handle.flush()
+    return handle
 
 
 @dataclass(frozen=True)
@@ -70,10 +89,12 @@ create table if not exists outputs (name text primary key, length integer not nu
 
 
 class Manifest:
-    """Open (or create) `<out>/manifest.sqlite`; all calls come from one thread (the run's event loop)."""
+    """Open (or create) `<out>/manifest.sqlite`, holding the folder's lock until `close`; all calls
+    come from one thread (the run's event loop)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock = _lock_folder(path.parent)
         try:
             self.db = sqlite3.connect(path, timeout=5, isolation_level=None)
             self.db.execute("pragma journal_mode=wal")
@@ -84,6 +105,7 @@ class Manifest:
 
     def close(self) -> None:
         self.db.close()
+        self._lock.close()
 
     # settings ---------------------------------------------------------------------------------
 
@@ -135,13 +157,27 @@ class Manifest:
             if not key.startswith("unread:"):  # the file is readable now: forget it was not
                 self.db.execute("delete from documents where key = ?", (f"unread:{ref}",))
 
-    def reopen(self, statuses: Iterable[Status]) -> int:
-        """Set documents of these statuses pending again (--retry-failed); returns how many."""
+    def reopen(self, statuses: Iterable[Status], stage: str | None = None, to: Status = Status.pending) -> int:
+        """Set documents of these statuses (failed at `stage`, if given) to `to` again (--retry-failed);
+        returns how many."""
         names = [s.value for s in statuses]
-        marks = ",".join("?" * len(names))
+        query = f"update documents set status = ?, reason = null where status in ({','.join('?' * len(names))})"
+        if stage is not None:
+            query += " and stage = ?"
         with self.db:
-            cursor = self.db.execute(f"update documents set status = 'pending', reason = null where status in ({marks})", names)
+            cursor = self.db.execute(query, [to.value, *names, *([stage] if stage is not None else [])])
         return cursor.rowcount
+
+    def forget_unread(self) -> None:
+        """Drop the inputs that could not be read last time: this run lists and reads them again."""
+        with self.db:
+            self.db.execute("delete from inputs where key like 'unread:%'")
+            self.db.execute("delete from documents where key like 'unread:%'")
+
+    def superseded(self) -> list[str]:
+        """Documents no input holds any more (the file was edited, or fixed after failing): their
+        lines stay in the logs, but they are left out of every count, failures.jsonl and facts.parquet."""
+        return [key for (key,) in self.db.execute("select key from documents where key not in (select key from inputs)")]
 
     def commit(self, finished: list[Finished], lengths: dict[str, int]) -> None:
         """Mark documents finished and record the output lengths that hold their lines, atomically."""
@@ -156,20 +192,17 @@ class Manifest:
             )
             self.db.executemany("insert or replace into outputs (name, length) values (?, ?)", lengths.items())
 
-    def mark(self, keys: Iterable[str], status: Status) -> None:
-        with self.db:
-            self.db.executemany("update documents set status = ?, updated = ? where key = ?", [(status.value, time.time(), k) for k in keys])
-
     def lengths(self) -> dict[str, int]:
         return dict(self.db.execute("select name, length from outputs").fetchall())
 
     def documents(self, statuses: Iterable[Status] | None = None) -> Iterator[tuple[str, str, str, Status, str | None, str | None]]:
-        """(key, ref, document_id, status, reason, stage) in the order they were first seen."""
-        query = "select key, ref, document_id, status, reason, stage from documents"
+        """Current documents (some input holds them): (key, ref, document_id, status, reason, stage), in
+        the order they were first seen."""
+        query = "select key, ref, document_id, status, reason, stage from documents where key in (select key from inputs)"
         args: list[str] = []
         if statuses is not None:
             args = [s.value for s in statuses]
-            query += f" where status in ({','.join('?' * len(args))})"
+            query += f" and status in ({','.join('?' * len(args))})"
         for key, ref, document_id, status, reason, stage in self.db.execute(query + " order by rowid", args):
             yield key, ref, document_id, Status(status), reason, stage
 
@@ -177,11 +210,13 @@ class Manifest:
         return [ref for (ref,) in self.db.execute("select ref from inputs where key = ? order by ref", (key,))]
 
     def counts(self) -> dict[Status, int]:
-        rows = self.db.execute("select status, count(*) from documents group by status").fetchall()
+        """Current documents by status."""
+        rows = self.db.execute("select status, count(*) from documents where key in (select key from inputs) group by status").fetchall()
         return {Status(status): n for status, n in rows}
 
     def input_count(self) -> int:
         return self.db.execute("select count(*) from inputs").fetchone()[0]
 
     def usage_rows(self) -> Iterator[tuple[float, str | None]]:
+        """Time and LLM usage of every finished document, superseded ones included (they were paid for)."""
         yield from self.db.execute("select seconds, usage from documents where status in ('done', 'review', 'failed')")

@@ -41,6 +41,27 @@ def csv_rows(rows: list[list[str]]) -> str:
     return buffer.getvalue()
 
 
+HEADER = csv_rows([list(FACT_COLUMNS)]).encode("utf-8")
+
+
+def _head(path: Path, size: int) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(size)
+
+
+def _custom_ids(handle: Any, path: Path) -> set[str]:
+    """The custom_ids a Batch API request file holds already (each is written once)."""
+    handle.seek(0)
+    ids = set()
+    for number, line in enumerate(handle, start=1):
+        try:
+            ids.add(json.loads(line)["custom_id"])
+        except (ValueError, KeyError, TypeError) as error:
+            raise ManifestError(f"{path}:{number}: not a Batch API request line ({error!r}); is this the right file?") from error
+    handle.seek(0, os.SEEK_END)
+    return ids
+
+
 class OutputWriter:
     """Appends documents' lines to the logs; the caller then commits the lengths with the statuses.
 
@@ -53,18 +74,22 @@ class OutputWriter:
         self.durable = durable  # fsync before each commit: survives a power cut, not just a kill
         committed = manifest.lengths()
         paths = {RECORDS: folder / RECORDS, FACTS_CSV: folder / FACTS_CSV} | ({REQUESTS: requests} if requests else {})
-        self.handles = {name: self._open(path, committed.get(name, 0)) for name, path in paths.items()}
+        self.handles = {name: self._open(path, committed.get(name)) for name, path in paths.items()}
         if self.handles[FACTS_CSV].tell() == 0:
-            self.handles[FACTS_CSV].write(csv_rows([list(FACT_COLUMNS)]).encode("utf-8"))
+            self.handles[FACTS_CSV].write(HEADER)
         self.exported: set[str] = set()
-        if REQUESTS in self.handles:
-            handle = self.handles[REQUESTS]
-            handle.seek(0)
-            self.exported = {json.loads(line)["custom_id"] for line in handle if line.strip()}
-            handle.seek(0, os.SEEK_END)
+        if requests is not None:
+            self.exported = _custom_ids(self.handles[REQUESTS], requests)
+        manifest.commit([], self._flush())  # every log now has a committed length, the header included
 
-    def _open(self, path: Path, length: int):  # type: ignore[no-untyped-def]
+    def _open(self, path: Path, length: int | None):  # type: ignore[no-untyped-def]
+        """The log, cut back to its committed length. A file this folder never committed to (another
+        tool's, or one a user named by mistake) is refused, not emptied."""
         size = path.stat().st_size if path.exists() else 0
+        if length is None:
+            if size and _head(path, len(HEADER) + 1) != HEADER:
+                raise ManifestError(f"{path} exists and was not written by this run: move it, or choose another --out or file")
+            length = 0
         if size < length:
             raise ManifestError(
                 f"{path} is shorter ({size:,} bytes) than the run manifest recorded ({length:,}): "
@@ -89,6 +114,9 @@ class OutputWriter:
                 if custom_id not in self.exported:
                     self.exported.add(custom_id)
                     self.handles[REQUESTS].write(line.encode("utf-8"))
+        return self._flush()
+
+    def _flush(self) -> dict[str, int]:
         lengths = {}
         for name, handle in self.handles.items():
             handle.flush()
@@ -130,9 +158,11 @@ def write_failures(folder: Path, manifest: Manifest) -> int:
     return len(lines)
 
 
-def write_parquet(folder: Path) -> int:
-    """facts.parquet from facts.csv, streamed in row groups; values stay exact (decimal128)."""
+def write_parquet(folder: Path, superseded: list[str]) -> int:
+    """facts.parquet from facts.csv, streamed in row groups; values stay exact (decimal128).
+    Facts of superseded documents (see Manifest.superseded) are left out."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
@@ -143,7 +173,10 @@ def write_parquet(folder: Path) -> int:
     temporary = _temporary(folder / FACTS_PARQUET)
     rows = 0
     with pq.ParquetWriter(temporary, reader.schema) as out:
+        stale = pa.array(superseded, pa.string())
         for batch in reader:
+            if superseded:
+                batch = batch.filter(pc.invert(pc.is_in(batch.column("document_sha256"), value_set=stale)))
             out.write_batch(batch)
             rows += batch.num_rows
     os.replace(temporary, folder / FACTS_PARQUET)

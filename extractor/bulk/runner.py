@@ -87,13 +87,14 @@ class BulkRun:
         self.window = sum(self.pool.shares) + self.pool.count  # and one more waiting in each worker
         self._seen: set[str] = set()
         self._stop_message: str | None = None
+        self._slots = asyncio.Semaphore(self.window)
 
     async def run(self, sources: Iterable[Source], total: int) -> Tally:
         """Extract every source not finished before; raises nothing for a bad document."""
         self.tally.total = total
         queue: asyncio.Queue[Rendered | None] = asyncio.Queue()
         writer = asyncio.create_task(self._write(queue))
-        slots = asyncio.Semaphore(self.window)
+        slots = self._slots = asyncio.Semaphore(self.window)  # a document holds one from reading until written
         tasks: set[asyncio.Task[None]] = set()
         await self.pool.start()
         self.tally.startup_seconds = time.monotonic() - self.tally.started
@@ -102,20 +103,20 @@ class BulkRun:
             for source in sources:
                 await slots.acquire()
                 if self.stop.is_set():
+                    slots.release()
                     break
                 self.tally.seen += 1
                 job = await asyncio.to_thread(self._read, source)
                 if isinstance(job, Rendered):  # could not be read: a failure record, no worker needed
                     self.manifest.saw(source.ref, job.finished.key, source.document_id)
                     await queue.put(job)
-                    slots.release()
                 elif not self._admit(job):
                     slots.release()
                     self.on_update(self.tally)
                 else:
                     task = asyncio.create_task(self._process(job, queue))
                     tasks.add(task)
-                    task.add_done_callback(lambda done: (tasks.discard(done), slots.release()))
+                    task.add_done_callback(tasks.discard)
             if tasks:
                 await asyncio.gather(*tasks)
         finally:
@@ -150,8 +151,13 @@ class BulkRun:
         return True
 
     async def _process(self, job: Job, queue: asyncio.Queue[Rendered | None]) -> None:
-        outcome = await self.pool.run(job)
+        try:
+            outcome = await self.pool.run(job)
+        except BaseException:
+            self._slots.release()
+            raise
         if isinstance(outcome, Stop):  # no document will fare better: stop reading, leave this one pending
+            self._slots.release()
             if self.tally.stopped_by is None:
                 self.tally.stopped_by = f"the endpoint cannot serve: {outcome.message}"
                 self._stop_message = outcome.message
@@ -177,6 +183,8 @@ class BulkRun:
                 continue
             lengths = await asyncio.to_thread(self.writer.append, [(item.record, item.facts, item.requests) for item in ready])
             self.manifest.commit([item.finished for item in ready], lengths)
+            for _ in ready:
+                self._slots.release()
             for item in ready:
                 status = item.finished.status
                 self.tally.written[status] = self.tally.written.get(status, 0) + 1

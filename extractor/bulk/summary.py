@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from extractor.bulk.manifest import Manifest, Status
@@ -35,6 +36,7 @@ def summarize(folder: Path, manifest: Manifest, tally: Tally, failures_written: 
         "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "settings": manifest.settings(),
         "inputs": manifest.input_count(),
+        "superseded": len(manifest.superseded()),
         "documents": {status.value: counts.get(status, 0) for status in Status} | {"total": sum(counts.values())},
         "needs_review": counts.get(Status.review, 0),
         "validation_pass_rate": round(counts.get(Status.done, 0) / extracted, 4) if extracted else None,
@@ -70,7 +72,7 @@ def peak_memory_mb() -> float:
 
 def summary_table(summary: dict[str, Any]) -> Table:
     documents, run = summary["documents"], summary["this_run"]
-    table = Table(title=f"Run summary: {summary['folder']}", title_justify="left", show_header=False)
+    table = Table(title=escape(f"Run summary: {summary['folder']}"), title_justify="left", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
     rate = summary["validation_pass_rate"]
@@ -88,6 +90,8 @@ def summary_table(summary: dict[str, Any]) -> Table:
          + (f" ({run['documents_per_second']:.1f} documents/s)" if run["documents_per_second"] else "")),
         ("this run: skipped", f"{run['already_finished']:,} finished before, {run['duplicates']:,} duplicates"),
     ]  # fmt: skip
+    if summary["superseded"]:
+        rows.append(("superseded (the file changed since; out of every count)", f"{summary['superseded']:,}"))
     llm = summary["llm"]
     if llm["requests"] or llm["cache_hits"]:
         cost = "no price for this model" if llm["cost_usd"] is None else f"${float(llm['cost_usd']):.4f}"
@@ -97,7 +101,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
     if run["stopped_by"]:
         rows.append(("stopped", run["stopped_by"]))
     for what, value in rows:
-        table.add_row(what, value)
+        table.add_row(escape(what), escape(value))
     return table
 
 

@@ -7,7 +7,6 @@ status to commit, failures included. Only an endpoint that cannot serve any docu
 from __future__ import annotations
 
 import json
-import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,11 +112,6 @@ class Loaded:
     planned: hybrid.Plan | None = None
 
 
-def ignore_interrupts() -> None:
-    """Worker initializer: Ctrl-C reaches the whole process group; only the parent decides to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def failure(job: Job, stage: str, reason: str, seconds: float = 0.0, usage: dict[str, Any] | None = None) -> Rendered:
     return Rendered(Finished(job.key, Status.failed, reason, stage, seconds, usage), ref=job.ref, usage=usage)
 
@@ -138,7 +132,8 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
         return Stop(job.key, str(error))
     except LLMError as error:
         usage = error.usage.model_dump(mode="json") if error.usage else None
-        return failure(job, "extract", str(error), time.perf_counter() - started, usage)
+        stage = "batch" if step.results is not None else "extract"  # --retry-failed with new results reopens these
+        return failure(job, stage, str(error), time.perf_counter() - started, usage)
     except Exception as error:  # noqa: BLE001
         return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
     loaded.timing["extract_seconds"] = time.perf_counter() - started

@@ -1,14 +1,16 @@
 """Worker processes, each with its own event loop: the whole of a document's work happens in one.
 
 Why processes with event loops, not a plain process pool: on the LLM path each document spends
-~300 ms or more waiting on the endpoint and ~20 ms of CPU (the openai and instructor clients,
+~300 ms or more waiting on the endpoint and ~25 ms of CPU (the openai and instructor clients,
 grounding quotes, validating). One process can wait on many requests at once, but its CPU caps it
-at ~50 documents/s; a pool of synchronous workers would wait on one request each. So every worker
-runs up to `concurrency` documents at once on its own loop, and the workers together use every core.
+at ~40 documents/s; a pool of synchronous workers would wait on one request each. So every worker
+runs its share of the run's concurrency on its own loop, and the workers together use every core.
 
-The main process only reads, hashes, hands out jobs (to the least busy worker) and writes. A
-worker that dies (out of memory, a crash) is replaced; each document it held is tried once more
-in a process of its own, so only the one that kills its worker fails.
+The main process only reads, hashes, hands out jobs (to the least busy worker) and writes. Jobs
+and results travel over one-way pipes whose other ends each side closes, so when either side
+dies the other reads end-of-file instead of waiting forever. A worker that dies (out of memory,
+a crash) is replaced; each document it held is tried once more in a process of its own, so only
+the one that kills its worker fails. A worker whose main process dies (kill -9) stops at once.
 """
 
 from __future__ import annotations
@@ -17,17 +19,21 @@ import asyncio
 import itertools
 import os
 import queue
+import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing import get_context
+from multiprocessing.connection import Connection
 from typing import Any
 
-from extractor.bulk.work import Job, Rendered, Stop, Step, failure, handle, ignore_interrupts
+from extractor.attempt import INTERNAL_ERROR
+from extractor.bulk.work import Job, Rendered, Step, Stop, failure, handle
 
 CONTEXT = get_context("forkserver")  # never fork a process that has threads
 CONTEXT.set_forkserver_preload(["extractor.bulk.work"])  # imported once; each worker starts in milliseconds
 DIED = "the worker process died working on it (out of memory, or a crash)"
+READY = "ready?"  # the first message to every worker: answered once it can take jobs
 
 Handler = Callable[[Job, Step], Any]  # async: a Job to its Rendered or Stop
 
@@ -35,8 +41,7 @@ Handler = Callable[[Job, Step], Any]  # async: a Job to its Rendered or Stop
 @dataclass
 class _Worker:
     process: Any
-    jobs: Any  # multiprocessing queue of (ticket, Job) or None to finish
-    results: Any  # multiprocessing queue of (ticket, Rendered | Stop)
+    outbox: queue.Queue[tuple[int, Job | str] | None]  # drained into the worker's job pipe by a sender thread
     share: int  # documents it runs at once
     solo: bool = False  # started for one retried job
     closing: bool = False
@@ -54,7 +59,7 @@ class WorkerPool:
         self.shares = [concurrency // self.count + (i < concurrency % self.count) for i in range(self.count)]
         self.handler = handler
         self._tickets = itertools.count()
-        self._held: dict[int, dict[int, tuple[Job | None, asyncio.Future[Any], bool]]] = {}  # worker id -> ticket -> (job, future, retried)
+        self._held: dict[int, dict[int, tuple[Job | None, asyncio.Future[Any], bool]]] = {}  # worker -> ticket -> (job, future, retried)
         self._workers: dict[int, _Worker] = {}
         self._ids = itertools.count()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -62,8 +67,7 @@ class WorkerPool:
     async def start(self) -> None:
         """Start the workers and wait until each is ready (modules imported, clients made)."""
         self._loop = asyncio.get_running_loop()
-        ready = [self._send(self._start(share), None, retried=False) for share in self.shares]
-        await asyncio.gather(*ready)
+        await asyncio.gather(*(self._send(self._start(share), None, retried=False) for share in self.shares))
 
     async def run(self, job: Job) -> Any:
         pool = [worker_id for worker_id, worker in self._workers.items() if not worker.solo and not worker.closing]
@@ -74,7 +78,7 @@ class WorkerPool:
         """Let every worker finish what it holds, then end it."""
         for worker in self._workers.values():
             worker.closing = True
-            worker.jobs.put(None)
+            worker.outbox.put(None)
         while self._workers:
             await asyncio.sleep(0.02)
 
@@ -84,35 +88,31 @@ class WorkerPool:
         future = self._loop.create_future()
         ticket = next(self._tickets)
         self._held[worker_id][ticket] = (job, future, retried)
-        self._workers[worker_id].jobs.put((ticket, job) if job is not None else (ticket, "ready?"))
+        self._workers[worker_id].outbox.put((ticket, job if job is not None else READY))
         return future
 
     def _start(self, share: int, solo: bool = False) -> int:
         worker_id = next(self._ids)
-        jobs, results = CONTEXT.Queue(), CONTEXT.Queue()
-        process = CONTEXT.Process(target=_serve, args=(self.step, share, self.handler, jobs, results, os.getpid()), daemon=True)
+        jobs_in, jobs_out = CONTEXT.Pipe(duplex=False)
+        results_in, results_out = CONTEXT.Pipe(duplex=False)
+        process = CONTEXT.Process(target=_serve, args=(self.step, share, self.handler, jobs_in, results_out, os.getpid()), daemon=True)
         process.start()
-        self._workers[worker_id] = _Worker(process, jobs, results, share, solo)
+        jobs_in.close()  # the worker's ends: closed here, so its death reads as end-of-file
+        results_out.close()
+        self._workers[worker_id] = _Worker(process, queue.Queue(), share, solo)
         self._held[worker_id] = {}
-        threading.Thread(target=self._listen, args=(worker_id,), daemon=True, name=f"worker-{worker_id}-results").start()
+        threading.Thread(target=_sender, args=(self._workers[worker_id].outbox, jobs_out), daemon=True).start()
+        threading.Thread(target=self._listen, args=(worker_id, results_in), daemon=True).start()
         return worker_id
 
-    def _listen(self, worker_id: int) -> None:
+    def _listen(self, worker_id: int, results: Connection) -> None:
         """In a thread: hand each result to the event loop; say when the worker has ended."""
-        worker = self._workers[worker_id]
         assert self._loop is not None
         while True:
             try:
-                ticket, outcome = worker.results.get(timeout=0.1)
-            except queue.Empty:
-                if worker.process.is_alive():
-                    continue
-                try:  # it ended: take what it sent before it did
-                    ticket, outcome = worker.results.get(timeout=0.5)
-                except (queue.Empty, EOFError, OSError):
-                    self._loop.call_soon_threadsafe(self._ended, worker_id)
-                    return
-            except (EOFError, OSError):
+                ticket, outcome = results.recv()
+            except (EOFError, OSError):  # the worker ended, or died (perhaps halfway through a message)
+                results.close()
                 self._loop.call_soon_threadsafe(self._ended, worker_id)
                 return
             self._loop.call_soon_threadsafe(self._deliver, worker_id, ticket, outcome)
@@ -124,23 +124,20 @@ class WorkerPool:
         worker = self._workers[worker_id]
         if worker.solo and not self._held[worker_id]:
             worker.closing = True
-            worker.jobs.put(None)
+            worker.outbox.put(None)
 
     def _ended(self, worker_id: int) -> None:
         worker = self._workers.pop(worker_id)
         held = self._held.pop(worker_id)
+        worker.outbox.put(None)  # ends its sender thread
         worker.process.join(timeout=1)
-        for queue_ in (worker.jobs, worker.results):
-            queue_.close()
-        if not held:
-            return
         if not worker.closing and not worker.solo:
             self._start(worker.share)  # a replacement, for the jobs still to come
         for job, future, retried in held.values():
             if future.done():
                 continue
             if job is None:
-                future.set_exception(RuntimeError("a worker process could not start; see the error above"))
+                future.set_exception(RuntimeError(f"a worker process could not start (exit code {worker.process.exitcode})"))
             elif retried:
                 future.set_result(failure(job, "extract", DIED))
             else:  # alone, so that only the job that kills its worker fails
@@ -148,21 +145,42 @@ class WorkerPool:
                 retry.add_done_callback(lambda done, target=future: target.done() or target.set_result(done.result()))
 
 
-def _serve(step: Step, concurrency: int, handler: Handler, jobs: Any, results: Any, parent: int) -> None:
-    """A worker process: run jobs `concurrency` at a time until told to finish, or the parent is gone."""
-    ignore_interrupts()
-    asyncio.run(_serve_async(step, concurrency, handler, jobs, results, parent))
+def _sender(outbox: queue.Queue[tuple[int, Job | str] | None], jobs: Connection) -> None:
+    """In a thread: write jobs into a worker's pipe (a big document can take a while); None ends it."""
+    try:
+        while (item := outbox.get()) is not None:
+            jobs.send(item)
+    except OSError:  # the worker died: its jobs are retried by _ended
+        pass
+    finally:
+        jobs.close()
 
 
-async def _serve_async(step: Step, concurrency: int, handler: Handler, jobs: Any, results: Any, parent: int) -> None:
+def _serve(step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int) -> None:
+    """A worker process: run jobs `share` at a time until the main process says finish or is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C and SIGTERM reach the whole process group:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the main process decides, and finishes what is in flight
+    asyncio.run(_serve_async(step, share, handler, jobs, results, parent))
+
+
+async def _serve_async(step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int) -> None:
     loop = asyncio.get_running_loop()
-    slots = asyncio.Semaphore(concurrency)
+    slots = asyncio.Semaphore(share)
     running: set[asyncio.Task[None]] = set()
     step.prepare()
 
     async def one(ticket: int, job: Job | str) -> None:
         try:
-            results.put((ticket, "ready" if isinstance(job, str) else await handler(job, step)))
+            if isinstance(job, str):
+                outcome: Any = "ready"
+            else:
+                try:
+                    outcome = await handler(job, step)
+                except Exception as error:  # noqa: BLE001 - a bug must fail its document, not hang the run
+                    outcome = failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
+            results.send((ticket, outcome))
+        except OSError:  # the main process is gone: nobody wants the rest
+            os._exit(0)
         finally:
             slots.release()
 
@@ -174,20 +192,23 @@ async def _serve_async(step: Step, concurrency: int, handler: Handler, jobs: Any
         task = asyncio.create_task(one(*item))
         running.add(task)
         task.add_done_callback(running.discard)
+    if not _alive(parent):
+        os._exit(0)  # killed -9: stop spending on documents no one will write
     if running:
         await asyncio.gather(*running)
     results.close()
-    results.join_thread()
 
 
-def _next_job(jobs: Any, parent: int) -> tuple[int, Job] | None:
-    """The next job; None when told to finish, or when the main process has died (killed -9)."""
+def _next_job(jobs: Connection, parent: int) -> tuple[int, Job | str] | None:
+    """The next job; None when the main process says finish (closes the pipe), or has died."""
     while True:
         try:
-            return jobs.get(timeout=0.5)
-        except queue.Empty:
-            if os.getppid() == 1 or not _alive(parent):
-                return None
+            if jobs.poll(0.5):
+                return jobs.recv()
+        except (EOFError, OSError):
+            return None
+        if not _alive(parent):
+            return None
 
 
 def _alive(pid: int) -> bool:

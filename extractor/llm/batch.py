@@ -13,6 +13,7 @@ output: custom_id, response {status_code, body}, error).
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from extractor.document import Document
 from extractor.llm.cassettes import CassetteMiss, request_key
 
 ENDPOINT = "/v1/chat/completions"
+BATCH_PRICE = Decimal("0.5")  # of the listed per-token price: https://platform.openai.com/docs/guides/batch
 
 
 class Captured(CassetteMiss):
@@ -102,10 +104,12 @@ def index_results(path: Path) -> dict[str, int]:
 class BatchAnswers:
     """A stand-in for the cassette store answering from a Batch API output file.
 
-    `billed`: the answers are paid completions, so the transport counts their tokens and cost.
+    `billed`: the answers are paid completions, so the transport counts their tokens and cost, at
+    `price_factor` of the listed price (the Batch API bills half).
     """
 
     billed = True
+    price_factor = BATCH_PRICE
 
     def __init__(self, path: Path, index: dict[str, int]) -> None:
         self.path = path
@@ -118,13 +122,20 @@ class BatchAnswers:
             raise CassetteMiss(f"no result for this request (custom_id {key[:12]}…) in {self.path}; a batch answers only the requests it was given")
         with open(self.path, "rb") as handle:
             handle.seek(offset)
-            result: dict[str, Any] = json.loads(handle.readline())
-        response = result.get("response") or {}
-        if result.get("error") or response.get("status_code") != 200:
-            error = result.get("error") or (response.get("body") or {}).get("error") or {}
-            message = error.get("message") if isinstance(error, dict) else str(error)
-            raise CassetteMiss(f"the Batch API could not answer this request (HTTP {response.get('status_code', '-')}: {message or 'no message'})")
-        return json.dumps(response["body"]).encode("utf-8")
+            line = handle.readline()
+        try:
+            result: dict[str, Any] = json.loads(line)
+            response = result.get("response") or {}
+            if result.get("error") or response.get("status_code") != 200:
+                error = result.get("error") or (response.get("body") or {}).get("error") or {}
+                message = error.get("message") if isinstance(error, dict) else str(error)
+                raise CassetteMiss(f"the Batch API could not answer this request (HTTP {response.get('status_code', '-')}: {message or 'no message'})")
+            body = response["body"]
+            if not isinstance(body, dict):
+                raise TypeError("its body is not a JSON object")
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise CassetteMiss(f"the result for custom_id {key[:12]}… in {self.path} is not a Batch API result ({error!r})") from error
+        return json.dumps(body).encode("utf-8")
 
     def put(self, body: bytes, response: bytes) -> None:
         pass

@@ -104,7 +104,9 @@ class _Ledger:
         usage = charge()
         if getattr(self.cassettes, "billed", False):  # a Batch API answer: paid for, so counted like a live one
             usage.requests += 1
-            usage.record_completion(json.loads(recorded), self.price)
+            factor = self.cassettes.price_factor  # type: ignore[union-attr]
+            price = self.price.model_copy(update={"input": self.price.input * factor, "output": self.price.output * factor}) if self.price else None
+            usage.record_completion(json.loads(recorded), price)
         else:
             usage.cache_hits += 1
         return httpx2.Response(200, headers={"content-type": "application/json"}, content=recorded, request=request)
