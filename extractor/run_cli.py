@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sqlite3
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -96,9 +97,10 @@ def run_command(
             raise typer.Exit(code=2)
         step = _step(chosen, settings, export=batch_export is not None)
         manifest = _open_manifest(out, _fingerprint(step))
-        if batch_export is not None:
-            _remember_export(manifest, step, batch_export)  # before the file is opened: a wrong one is refused untouched
-        writer = _open_writer(out, manifest, batch_export)
+        export = _export_settings(manifest, step, batch_export) if batch_export is not None else None
+        writer = _open_writer(out, manifest, batch_export)  # a file this folder did not write is refused untouched
+        if export is not None:
+            manifest.remember("batch", export)  # only once the file is accepted
         manifest.forget_unread()  # inputs that could not be read are listed and read again
         if retry_failed and (reopened := manifest.reopen([Status.failed])):
             err.print(f"{reopened:,} documents that failed before will be tried again")
@@ -107,11 +109,16 @@ def run_command(
     bulk = BulkRun(manifest, writer, step, workers, concurrency, max_bytes)
     interrupted = _run(bulk, sources, total, quiet, llm_run)
     writer.close()
-    failed_inputs = write_failures(out, manifest)
-    facts = _parquet(out, manifest.superseded())
-    summary = summarize(out, manifest, bulk.tally, failed_inputs, facts)
-    write_summary(out, summary)
-    manifest.close()
+    try:
+        failed_inputs = write_failures(out, manifest)
+        facts = _parquet(out, manifest.superseded())
+        summary = summarize(out, manifest, bulk.tally, failed_inputs, facts)
+        write_summary(out, summary)
+    except (OSError, sqlite3.Error) as error:
+        err.print(f"[red]error[/red]: the run's summary files cannot be written ({escape(str(error))}); its records are kept")
+        raise typer.Exit(code=1) from error
+    finally:
+        manifest.close()
     Console(stderr=True, width=None if err.is_terminal else 120).print(summary_table(summary))
     err.print(escape(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}"))
     if batch_export is not None and summary["documents"]["exported"]:
@@ -173,26 +180,26 @@ def _open_writer(out: Path, manifest: Manifest, requests: Path | None = None) ->
 BATCH_SETTINGS = ("model", "temperature", "mode", "max_chars", "overlap_chars", "prices")  # what shapes a request, and its cost
 
 
-def _remember_export(manifest: Manifest, step: Step, requests: Path) -> None:
-    """Keep what the import must rebuild the same requests from (never the key). A folder exports
-    with one set of settings, to one file: a second export with others would make the first's
-    requests unanswerable."""
+def _export_settings(manifest: Manifest, step: Step, requests: Path) -> dict[str, Any] | None:
+    """What the import must rebuild the same requests from (never the key), to be kept; None when
+    kept already. A folder exports with one set of settings, to one file, from one working folder:
+    a second export with others would make the first's requests unanswerable (exit 2)."""
     assert step.llm_config is not None
     given = step.llm_config.prompt
     prompt = str(Path(given).resolve()) if Path(given).suffix == ".toml" else step.llm.prompt.name
     llm = step.llm_config.model_dump(mode="json", include=set(BATCH_SETTINGS)) | {"prompt": prompt}
-    wanted = {"requests": str(requests.resolve()), "backend": step.backend.value, "llm": llm}
+    wanted = {"requests": str(requests.resolve()), "backend": step.backend.value, "cwd": os.getcwd(), "llm": llm}
     stored = manifest.recall("batch")
     if stored is not None:
-        changed = [name for name in ("requests", "backend") if stored[name] != wanted[name]]
+        changed = [name for name in ("requests", "backend", "cwd") if stored.get(name) != wanted[name]]
         changed += [f"llm.{name}" for name in sorted(set(stored["llm"]) | set(llm)) if stored["llm"].get(name) != llm.get(name)]
         if changed:
             said = "; ".join(f"{name}: {_dig(stored, name)!r} before, {_dig(wanted, name)!r} now" for name in changed)
             err.print(f"[red]error[/red]: {escape(str(manifest.path.parent))} exported requests with other settings ({escape(said)}); "
                       "export with the same ones, or choose another --out")  # fmt: skip
             raise typer.Exit(code=2)
-        return
-    manifest.remember("batch", wanted | {"cwd": os.getcwd(), "code": code_version()})
+        return None
+    return wanted | {"code": code_version()}
 
 
 def _dig(settings: dict[str, Any], dotted: str) -> Any:
@@ -227,7 +234,8 @@ def _batch_import(out: Path, results: Path, retry_failed: bool) -> tuple[Manifes
     writer = _open_writer(out, manifest)
     if retry_failed and (reopened := manifest.reopen([Status.failed], stage="batch", to=Status.exported)):
         err.print(f"{reopened:,} documents the batch could not answer before will be answered from {escape(str(results))}")
-    sources = [source_of(ref, document_id, key, stored["cwd"]) for key, ref, document_id, *_ in manifest.documents([Status.exported])]
+    root = stored.get("cwd", os.getcwd())
+    sources = [source_of(ref, document_id, key, root) for key, ref, document_id, *_ in manifest.documents([Status.exported])]
     err.print(escape(f"{len(index):,} results in {results} for {len(sources):,} exported documents"))
     return manifest, writer, step, sources, len(sources)
 
@@ -252,7 +260,12 @@ def _run(bulk: BulkRun, sources: Iterable[Source], total: int, quiet: bool, llm:
 
         loop.add_signal_handler(signal.SIGINT, stop_after_in_flight, "Ctrl-C")
         loop.add_signal_handler(signal.SIGTERM, stop_after_in_flight, "SIGTERM")
-        await bulk.run(sources, total)
+        try:
+            await bulk.run(sources, total)
+        except (OSError, sqlite3.Error, RuntimeError) as error:  # a full disk, a worker that cannot start
+            bulk.tally.stopped_by = f"error: {error}"
+            err.print(f"[red]error[/red]: {escape(str(error))}")
+            err.print("stopped: what was written is kept; run the same command again to go on")
         if bulk.endpoint_failure is not None:
             err.print(f"[red]error[/red]: {escape(bulk.endpoint_failure)}")
             err.print("stopped: the endpoint cannot serve any document; the ones not finished stay pending for the next run")

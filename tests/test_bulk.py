@@ -22,7 +22,10 @@ import pytest
 from evals.benchmarks.corpus import build_corpus, distinct_copy
 from extractor.backends import rules
 from extractor.backends.choice import BackendName
-from extractor.bulk.manifest import Status
+from extractor.bulk.manifest import Manifest, Status
+from extractor.bulk.outputs import OutputWriter
+from extractor.bulk.runner import BulkRun
+from extractor.bulk.sources import discover
 from extractor.bulk.work import Job, Step, handle
 from extractor.bulk.workers import DIED, WorkerPool
 from extractor.loaders import load
@@ -503,7 +506,7 @@ def test_folders_matched_by_a_glob_are_walked_and_ids_keep_their_suffix(tmp_path
     out = tmp_path / "out [final]"  # brackets: rich markup must not eat the name
     result = run(str(tmp_path / "in" / "*"), "--out", str(out))
     assert result.returncode == 0, result.stderr
-    assert sorted(r["document"]["id"] for r in records(out)) == ["note.htm", "note.txt", "note.txt"]
+    assert sorted(r["document"]["id"] for r in records(out)) == ["a/note.htm", "a/note.txt", "b/note.txt"]  # below the glob's fixed part
     assert "out [final]" in result.stderr
 
 
@@ -542,3 +545,68 @@ def test_batch_import_from_another_folder_with_a_broken_line_then_new_results(tm
     assert second.returncode == 0, second.stderr
     assert "1 documents the batch could not answer before" in second.stderr
     assert len(records(tmp_path / "out")) == 2 and (tmp_path / "out" / "failures.jsonl").read_text() == ""
+
+
+class BrokenStep(Step):
+    """A step whose workers cannot start (a missing library, say)."""
+
+    def prepare(self) -> None:
+        raise RuntimeError("this worker cannot start")
+
+
+def test_workers_that_cannot_start_stop_the_run_instead_of_being_replaced_forever() -> None:
+    async def scenario() -> int:
+        pool = WorkerPool(2, BrokenStep(BackendName.rules), concurrency=2)
+        with pytest.raises(RuntimeError, match="could not start"):
+            await pool.start()
+        pool.kill()
+        return next(pool._ids)
+
+    assert asyncio.run(asyncio.wait_for(scenario(), timeout=60)) == 2  # the two it was asked for, no replacements
+
+
+class FullDisk(OutputWriter):
+    """A writer whose second append finds the disk full."""
+
+    calls = 0
+
+    def append(self, batch: list[tuple[str | None, str | None, str | None]]) -> dict[str, int]:
+        FullDisk.calls += 1
+        if FullDisk.calls == 2:
+            raise OSError(28, "No space left on device")
+        return super().append(batch)
+
+
+def test_a_writer_that_fails_stops_the_run_with_its_error_instead_of_hanging(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+    inputs, _ = corpus
+    manifest = Manifest(tmp_path / "manifest.sqlite")
+    bulk = BulkRun(manifest, FullDisk(tmp_path, manifest), Step(BackendName.rules), workers=2, concurrency=2, max_bytes=1 << 20)
+
+    async def scenario() -> None:
+        await bulk.run(discover([str(inputs)]), 60)
+
+    with pytest.raises(OSError, match="No space left"):
+        asyncio.run(asyncio.wait_for(scenario(), timeout=60))
+    assert not bulk.pool._workers  # every worker ended
+    assert 0 < sum(manifest.counts().values()) and manifest.counts().get(Status.done, 0) < 60
+    manifest.close()
+
+
+def test_a_second_ctrl_c_stops_at_once_even_with_requests_in_flight(tmp_path: Path) -> None:
+    document = load(SEED_002)
+    slow = tool_reply(quoted_answer(rules.extract(document), document))
+    slow.delay = 30.0  # an endpoint that takes its time
+    with ScriptedServer(lambda body: slow) as server:
+        inputs = llm_corpus(tmp_path / "in", 4)
+        process = start(str(inputs), "--out", str(tmp_path / "out"), "--backend", "llm", "--base-url", server.base_url,
+                        "--config", str(llm_config(tmp_path)), "--concurrency", "4")  # fmt: skip
+        assert wait_until(lambda: len(server.requests) >= 2, timeout=60)
+        os.killpg(process.pid, signal.SIGINT)  # finish what is in flight ...
+        time.sleep(0.5)
+        os.killpg(process.pid, signal.SIGINT)  # ... no: stop now
+        started = time.monotonic()
+        _, stderr = process.communicate(timeout=60)
+        assert time.monotonic() - started < 10, stderr
+        assert process.returncode != 0 and "finishing the documents in flight" in stderr
+        assert wait_until(lambda: not group_members(process.pid), timeout=15), "workers left behind"
+    assert statuses(tmp_path / "out")["pending"] >= 2  # the interrupted documents wait for the next run

@@ -93,13 +93,14 @@ class BulkRun:
         """Extract every source not finished before; raises nothing for a bad document."""
         self.tally.total = total
         queue: asyncio.Queue[Rendered | None] = asyncio.Queue()
-        writer = asyncio.create_task(self._write(queue))
         slots = self._slots = asyncio.Semaphore(self.window)  # a document holds one from reading until written
+        writer = asyncio.create_task(self._write(queue))
+        writer.add_done_callback(self._writer_ended)
         tasks: set[asyncio.Task[None]] = set()
-        await self.pool.start()
-        self.tally.startup_seconds = time.monotonic() - self.tally.started
-        self.tally.started = time.monotonic()
         try:
+            await self.pool.start()
+            self.tally.startup_seconds = time.monotonic() - self.tally.started
+            self.tally.started = time.monotonic()
             for source in sources:
                 await slots.acquire()
                 if self.stop.is_set():
@@ -119,11 +120,23 @@ class BulkRun:
                     task.add_done_callback(tasks.discard)
             if tasks:
                 await asyncio.gather(*tasks)
+        except BaseException:  # a second Ctrl-C, a worker that cannot start: do not wait on workers
+            self.pool.kill()
+            raise
         finally:
             await queue.put(None)
-            await writer
-            await self.pool.close()
+            try:
+                await writer  # raises what stopped the writer (a full disk, say): the CLI says it
+            finally:
+                await self.pool.close()
         return self.tally
+
+    def _writer_ended(self, writer: asyncio.Task[None]) -> None:
+        """If the writer fails, stop reading and free every slot: nothing more can be written."""
+        if not writer.cancelled() and writer.exception() is not None:
+            self.stop.set()
+            for _ in range(self.window):
+                self._slots.release()
 
     def _read(self, source: Source) -> Job | Rendered:
         """The source's bytes and their hash (in a thread: a big file must not hold up the loop)."""

@@ -9,6 +9,7 @@ becomes a failure record instead of vanishing.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import threading
 import zipfile
@@ -34,30 +35,48 @@ class Source:
 
 
 def discover(inputs: list[str]) -> Iterator[Source]:
-    """Every input file in a stable order: folders walked recursively by name (hidden names skipped),
-    globs expanded (`**` recursive; a folder it matches is walked), zip archives opened to their
-    members. A document's id is its path below the folder given (or its name), suffix kept, so
-    `a/x.htm` and `a/x.txt` stay two ids."""
+    """Every input file once, in a stable order: folders walked recursively by name (hidden names
+    skipped), globs expanded (`**` recursive; a folder it matches is walked), zip archives opened to
+    their members. A document's id is its path below the folder given (or below a glob's fixed
+    part, or its name), suffix kept, so `a/x.htm` and `a/x.txt` stay two ids."""
+    seen: set[str] = set()
     for given in inputs:
         path = Path(given)
         if path.exists() or not glob.has_magic(given):
-            yield from _file_or_folder(path)
-            continue
-        matches = sorted(glob.iglob(given, recursive=True))
-        if not matches:
-            yield Source(given, path.name or "input", problem="the pattern matches no file")
-        for match in matches:
-            yield from _file_or_folder(Path(match))
+            found = _file_or_folder(path, path if path.is_dir() else path.parent)
+        else:
+            found = _matches(given)
+        for source in found:
+            if source.ref not in seen:  # 'data/**' matches a folder and the files in it
+                seen.add(source.ref)
+                yield source
 
 
-def _file_or_folder(path: Path) -> Iterator[Source]:
+def _matches(pattern: str) -> Iterator[Source]:
+    matches = sorted(glob.iglob(pattern, recursive=True))
+    if not matches:
+        yield Source(pattern, Path(pattern).name or "input", problem="the pattern matches no file")
+    fixed = Path(*[part for part in itertools.takewhile(lambda part: not glob.has_magic(part), Path(pattern).parts)] or ["."])
+    for match in matches:
+        yield from _file_or_folder(Path(match), fixed)
+
+
+def _file_or_folder(path: Path, base: Path) -> Iterator[Source]:
+    """A file, or the files under a folder, with ids relative to `base`."""
     if path.is_dir():
         for file in _walk(path):
-            yield from _expand(file, file.relative_to(path).as_posix())
+            yield from _expand(file, _relative(file, base))
     elif path.exists():
-        yield from _expand(path, path.name)
+        yield from _expand(path, _relative(path, base))
     else:
         yield Source(str(path), path.name or "input", problem="no such file or folder")
+
+
+def _relative(path: Path, base: Path) -> str:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return path.name
 
 
 def count(inputs: list[str]) -> int:
@@ -121,17 +140,19 @@ class _OpenArchives:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._path: str | None = None
+        self._key: tuple[str, int, int] | None = None  # path, size, modification time
         self._archive: zipfile.ZipFile | None = None
 
     @contextmanager
     def open(self, path: str) -> Iterator[zipfile.ZipFile]:
         with self._lock:  # sources are read one at a time; the lock keeps it so
-            if self._path != path or self._archive is None:
+            status = os.stat(path)
+            key = (path, status.st_size, status.st_mtime_ns)  # an archive rewritten in place is opened again
+            if self._key != key or self._archive is None:
                 if self._archive is not None:
                     self._archive.close()
-                self._archive, self._path = None, None
-                self._archive, self._path = zipfile.ZipFile(path), path
+                self._archive, self._key = None, None
+                self._archive, self._key = zipfile.ZipFile(path), key
             yield self._archive
 
 

@@ -10,7 +10,8 @@ The main process only reads, hashes, hands out jobs (to the least busy worker) a
 and results travel over one-way pipes whose other ends each side closes, so when either side
 dies the other reads end-of-file instead of waiting forever. A worker that dies (out of memory,
 a crash) is replaced; each document it held is tried once more in a process of its own, so only
-the one that kills its worker fails. A worker whose main process dies (kill -9) stops at once.
+the one that kills its worker fails. A worker whose main process dies (kill -9) stops at once;
+one that cannot start is not replaced (the run stops with the reason).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import queue
 import signal
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -34,6 +36,7 @@ CONTEXT = get_context("forkserver")  # never fork a process that has threads
 CONTEXT.set_forkserver_preload(["extractor.bulk.work"])  # imported once; each worker starts in milliseconds
 DIED = "the worker process died working on it (out of memory, or a crash)"
 READY = "ready?"  # the first message to every worker: answered once it can take jobs
+MAX_DEATHS_IN_A_ROW = 8  # workers dying with no answer in between: something kills every one; stop replacing
 
 Handler = Callable[[Job, Step], Any]  # async: a Job to its Rendered or Stop
 
@@ -45,6 +48,7 @@ class _Worker:
     share: int  # documents it runs at once
     solo: bool = False  # started for one retried job
     closing: bool = False
+    on_probation: bool = False  # a first worker, until it answers the ready check
 
 
 class WorkerPool:
@@ -63,14 +67,18 @@ class WorkerPool:
         self._workers: dict[int, _Worker] = {}
         self._ids = itertools.count()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._deaths_in_a_row = 0  # workers that died since one last answered
+        self._killed = False
 
     async def start(self) -> None:
         """Start the workers and wait until each is ready (modules imported, clients made)."""
         self._loop = asyncio.get_running_loop()
-        await asyncio.gather(*(self._send(self._start(share), None, retried=False) for share in self.shares))
+        await asyncio.gather(*(self._send(self._start(share, on_probation=True), None, retried=False) for share in self.shares))
 
     async def run(self, job: Job) -> Any:
         pool = [worker_id for worker_id, worker in self._workers.items() if not worker.solo and not worker.closing]
+        if not pool:
+            raise RuntimeError(f"no worker process stays alive ({MAX_DEATHS_IN_A_ROW} died in a row); see the errors above")
         chosen = min(pool, key=lambda worker_id: len(self._held[worker_id]) / self._workers[worker_id].share)
         return await self._send(chosen, job, retried=False)
 
@@ -82,6 +90,15 @@ class WorkerPool:
         while self._workers:
             await asyncio.sleep(0.02)
 
+    def kill(self) -> None:
+        """End every worker now, whatever it holds (a second Ctrl-C, an error): workers ignore the
+        SIGTERM that would end them at exit, so they are killed."""
+        self._killed = True
+        for worker in list(self._workers.values()):
+            worker.closing = True
+            if worker.process.is_alive():
+                worker.process.kill()
+
     def _send(self, worker_id: int, job: Job | None, retried: bool) -> asyncio.Future[Any]:
         """Hand a job to a worker (None: just say when you are ready)."""
         assert self._loop is not None
@@ -91,7 +108,7 @@ class WorkerPool:
         self._workers[worker_id].outbox.put((ticket, job if job is not None else READY))
         return future
 
-    def _start(self, share: int, solo: bool = False) -> int:
+    def _start(self, share: int, solo: bool = False, on_probation: bool = False) -> int:
         worker_id = next(self._ids)
         jobs_in, jobs_out = CONTEXT.Pipe(duplex=False)
         results_in, results_out = CONTEXT.Pipe(duplex=False)
@@ -99,7 +116,7 @@ class WorkerPool:
         process.start()
         jobs_in.close()  # the worker's ends: closed here, so its death reads as end-of-file
         results_out.close()
-        self._workers[worker_id] = _Worker(process, queue.Queue(), share, solo)
+        self._workers[worker_id] = _Worker(process, queue.Queue(), share, solo, on_probation=on_probation)
         self._held[worker_id] = {}
         threading.Thread(target=_sender, args=(self._workers[worker_id].outbox, jobs_out), daemon=True).start()
         threading.Thread(target=self._listen, args=(worker_id, results_in), daemon=True).start()
@@ -110,18 +127,25 @@ class WorkerPool:
         assert self._loop is not None
         while True:
             try:
-                ticket, outcome = results.recv()
+                message: tuple[int, Any] | None = results.recv()
             except (EOFError, OSError):  # the worker ended, or died (perhaps halfway through a message)
-                results.close()
-                self._loop.call_soon_threadsafe(self._ended, worker_id)
+                message = None
+            try:
+                if message is None:
+                    results.close()
+                    self._loop.call_soon_threadsafe(self._ended, worker_id)
+                    return
+                self._loop.call_soon_threadsafe(self._deliver, worker_id, *message)
+            except RuntimeError:  # the event loop is closed: the run is over, nobody is listening
                 return
-            self._loop.call_soon_threadsafe(self._deliver, worker_id, ticket, outcome)
 
     def _deliver(self, worker_id: int, ticket: int, outcome: Any) -> None:
         _, future, _ = self._held[worker_id].pop(ticket)
         if not future.done():
             future.set_result(outcome)
         worker = self._workers[worker_id]
+        worker.on_probation = False
+        self._deaths_in_a_row = 0
         if worker.solo and not self._held[worker_id]:
             worker.closing = True
             worker.outbox.put(None)
@@ -131,18 +155,31 @@ class WorkerPool:
         held = self._held.pop(worker_id)
         worker.outbox.put(None)  # ends its sender thread
         worker.process.join(timeout=1)
-        if not worker.closing and not worker.solo:
-            self._start(worker.share)  # a replacement, for the jobs still to come
-        for job, future, retried in held.values():
-            if future.done():
-                continue
-            if job is None:
-                future.set_exception(RuntimeError(f"a worker process could not start (exit code {worker.process.exitcode})"))
-            elif retried:
-                future.set_result(failure(job, "extract", DIED))
-            else:  # alone, so that only the job that kills its worker fails
-                retry = self._send(self._start(1, solo=True), job, retried=True)
-                retry.add_done_callback(lambda done, target=future: target.done() or target.set_result(done.result()))
+        if worker.on_probation:  # it never started: a replacement would fail the same way, forever
+            for _, future, _ in held.values():
+                if not future.done():
+                    future.set_exception(RuntimeError(f"a worker process could not start (exit code {worker.process.exitcode}); see the error above"))
+            return
+        if self._killed or (worker.closing and not worker.solo):  # closed or killed: what it held stays pending
+            for _, future, _ in held.values():
+                future.cancel()
+            return
+        self._deaths_in_a_row += 0 if worker.solo else 1
+        try:
+            if not worker.closing and not worker.solo and self._deaths_in_a_row <= MAX_DEATHS_IN_A_ROW:
+                self._start(worker.share)  # a replacement, for the jobs still to come
+            for job, future, retried in held.values():
+                if future.done() or job is None:
+                    continue
+                if retried:
+                    future.set_result(failure(job, "extract", DIED))
+                else:  # alone, so that only the job that kills its worker fails
+                    retry = self._send(self._start(1, solo=True), job, retried=True)
+                    retry.add_done_callback(lambda done, target=future: target.done() or target.set_result(done.result()))
+        except OSError as error:  # no process can be started (too many open files, no memory)
+            for job, future, _ in held.values():
+                if not future.done() and job is not None:
+                    future.set_result(failure(job, "extract", f"{DIED}; no process could be started to retry it ({error})"))
 
 
 def _sender(outbox: queue.Queue[tuple[int, Job | str] | None], jobs: Connection) -> None:
@@ -164,6 +201,7 @@ def _serve(step: Step, share: int, handler: Handler, jobs: Connection, results: 
 
 
 async def _serve_async(step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int) -> None:
+    threading.Thread(target=_watch, args=(parent,), daemon=True).start()
     loop = asyncio.get_running_loop()
     slots = asyncio.Semaphore(share)
     running: set[asyncio.Task[None]] = set()
@@ -176,9 +214,15 @@ async def _serve_async(step: Step, share: int, handler: Handler, jobs: Connectio
             else:
                 try:
                     outcome = await handler(job, step)
-                except Exception as error:  # noqa: BLE001 - a bug must fail its document, not hang the run
+                except BaseException as error:  # noqa: BLE001 - a bug must fail its document, not hang the run
                     outcome = failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
-            results.send((ticket, outcome))
+            try:
+                results.send((ticket, outcome))
+            except OSError:
+                raise
+            except Exception as error:  # noqa: BLE001 - an outcome that cannot be sent (pickled)
+                assert isinstance(job, Job)
+                results.send((ticket, failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))))
         except OSError:  # the main process is gone: nobody wants the rest
             os._exit(0)
         finally:
@@ -197,6 +241,14 @@ async def _serve_async(step: Step, share: int, handler: Handler, jobs: Connectio
     if running:
         await asyncio.gather(*running)
     results.close()
+
+
+def _watch(parent: int) -> None:
+    """In a thread: end the worker at once when the main process is gone (killed -9), even in the
+    middle of documents: nobody would write them, and LLM requests cost money."""
+    while _alive(parent):
+        time.sleep(0.5)
+    os._exit(0)
 
 
 def _next_job(jobs: Connection, parent: int) -> tuple[int, Job | str] | None:
