@@ -18,7 +18,7 @@ demo: $(BIN)/extractor
 	$(BIN)/extractor extract tests/fixtures/000_a279831d03f6579a.txt tests/fixtures/002_59f0e0194afd947c.txt --format table
 	$(BIN)/extractor extract tests/fixtures/000_a279831d03f6579a.txt tests/fixtures/002_59f0e0194afd947c.txt --format facts -o out/sample.facts.jsonl
 	$(BIN)/extractor score out/sample.facts.jsonl --gold evals/gold
-	$(BIN)/extractor run tests/fixtures evals/suites/heterogeneous/documents --out out/run
+	$(BIN)/extractor run tests/fixtures/*.txt tests/fixtures/html tests/fixtures/edgar tests/fixtures/text evals/suites/heterogeneous/documents --out out/run
 	$(BIN)/extractor eval evals/suites/heterogeneous
 
 ## test: run the test suite (installs Debian's chromium for the report's browser test when run as root)

@@ -73,9 +73,10 @@ def run_command(
     queue); inputs that cannot be read or extracted become lines of failures.jsonl with the
     reason, and the batch goes on.
 
-    Exit status: 0 when every input was extracted (some may need review); 1 when some failed, or
-    the endpoint could not serve; 2 for bad settings or an output folder of another run; 130
-    when stopped by Ctrl-C or SIGTERM (run the same command again to go on).
+    Exit status: 0 when every input was extracted (some may need review) or, with --batch-export,
+    exported; 1 when some failed or are not finished (the endpoint could not serve, a disk
+    filled); 2 for bad settings or an output folder in use or of another run; 130 when stopped
+    by Ctrl-C or SIGTERM (run the same command again to go on).
 
     Examples:
       extractor run filings/ --out out/run
@@ -104,7 +105,7 @@ def run_command(
         manifest.forget_unread()  # inputs that could not be read are listed and read again
         if retry_failed and (reopened := manifest.reopen([Status.failed])):
             err.print(f"{reopened:,} documents that failed before will be tried again")
-        sources, total = discover(inputs), count(inputs)
+        sources, total = discover(inputs, skip=out), count(inputs, skip=out)
         llm_run = chosen is not BackendName.rules and batch_export is None
     bulk = BulkRun(manifest, writer, step, workers, concurrency, max_bytes)
     interrupted = _run(bulk, sources, total, quiet, llm_run)
@@ -127,6 +128,8 @@ def run_command(
     if interrupted:
         err.print("stopped after finishing what was in flight; run the same command again to go on")
         raise typer.Exit(code=INTERRUPTED)
+    if batch_import and not total and (waiting := summary["documents"]["failed"]):
+        err.print(f"{waiting:,} documents failed before (some perhaps in the batch): add --retry-failed to answer them from this file")
     unfinished = summary["documents"]["pending"] + (summary["documents"]["exported"] if batch_import else 0)
     if bulk.tally.stopped_by or summary["documents"]["failed"] or unfinished:
         if unfinished:
@@ -159,6 +162,9 @@ def _fingerprint(step: Step) -> dict[str, object]:
 
 def _open_manifest(out: Path, fingerprint: dict[str, object]) -> Manifest:
     """The folder's manifest, locked for this run; exit 2 if it is in use or holds another run."""
+    if out.exists() and not out.is_dir():
+        err.print(f"[red]error[/red]: --out {escape(str(out))} is a file; name a folder (it is created if missing)")
+        raise typer.Exit(code=2)
     try:
         out.mkdir(parents=True, exist_ok=True)
         manifest = Manifest(out / MANIFEST)
@@ -217,7 +223,7 @@ def _batch_import(out: Path, results: Path, retry_failed: bool) -> tuple[Manifes
         probe = Manifest(out / MANIFEST)
         stored = probe.recall("batch")
         probe.close()
-        index = index_results(results)
+        index, unreadable = index_results(results)
     except (ManifestError, BatchError) as error:
         err.print(f"[red]error[/red]: {escape(str(error))}")
         raise typer.Exit(code=2) from error
@@ -237,6 +243,9 @@ def _batch_import(out: Path, results: Path, retry_failed: bool) -> tuple[Manifes
     root = stored.get("cwd", os.getcwd())
     sources = [source_of(ref, document_id, key, root) for key, ref, document_id, *_ in manifest.documents([Status.exported])]
     err.print(escape(f"{len(index):,} results in {results} for {len(sources):,} exported documents"))
+    if unreadable:
+        lines = ", ".join(map(str, unreadable[:10])) + (" ..." if len(unreadable) > 10 else "")
+        err.print(f"[yellow]warning[/yellow]: {len(unreadable):,} lines are not Batch API results (lines {lines}); their requests go unanswered")
     return manifest, writer, step, sources, len(sources)
 
 
@@ -253,6 +262,7 @@ def _run(bulk: BulkRun, sources: Iterable[Source], total: int, quiet: bool, llm:
         def stop_after_in_flight(name: str) -> None:
             nonlocal interrupted
             interrupted = True
+            bulk.tally.stopped_by = f"{name}: the inputs not reached wait for the next run"
             bulk.stop.set()
             err.print(f"\n{name}: finishing the documents in flight, then stopping (Ctrl-C again to stop at once)")
             for number in (signal.SIGINT, signal.SIGTERM):  # a second one acts as usual

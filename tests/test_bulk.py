@@ -610,3 +610,13 @@ def test_a_second_ctrl_c_stops_at_once_even_with_requests_in_flight(tmp_path: Pa
         assert process.returncode != 0 and "finishing the documents in flight" in stderr
         assert wait_until(lambda: not group_members(process.pid), timeout=15), "workers left behind"
     assert statuses(tmp_path / "out")["pending"] >= 2  # the interrupted documents wait for the next run
+
+
+def test_an_output_folder_inside_the_input_folder_is_never_read_as_input(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 3)
+    for _ in range(2):  # the second run would find records.jsonl, facts.parquet ... if they were inputs
+        result = run(str(inputs), "--out", str(inputs / "out"))
+        assert result.returncode == 0, result.stderr
+    summary = json.loads((inputs / "out" / "summary.json").read_text())
+    assert summary["inputs"] == 3 and summary["this_run"]["already_finished"] == 3

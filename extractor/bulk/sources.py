@@ -34,12 +34,14 @@ class Source:
     root: str | None = None  # the folder a relative ref is relative to (default: the working directory)
 
 
-def discover(inputs: list[str]) -> Iterator[Source]:
+def discover(inputs: list[str], skip: Path | None = None) -> Iterator[Source]:
     """Every input file once, in a stable order: folders walked recursively by name (hidden names
     skipped), globs expanded (`**` recursive; a folder it matches is walked), zip archives opened to
     their members. A document's id is its path below the folder given (or below a glob's fixed
-    part, or its name), suffix kept, so `a/x.htm` and `a/x.txt` stay two ids."""
+    part, or its name), suffix kept, so `a/x.htm` and `a/x.txt` stay two ids. Files under `skip`
+    (the run's own output folder) are never inputs."""
     seen: set[str] = set()
+    skipped = skip.resolve() if skip is not None else None
     for given in inputs:
         path = Path(given)
         if path.exists() or not glob.has_magic(given):
@@ -47,6 +49,8 @@ def discover(inputs: list[str]) -> Iterator[Source]:
         else:
             found = _matches(given)
         for source in found:
+            if skipped is not None and skipped in Path(split_ref(source.ref)[0]).resolve().parents:
+                continue
             if source.ref not in seen:  # 'data/**' matches a folder and the files in it
                 seen.add(source.ref)
                 yield source
@@ -79,9 +83,9 @@ def _relative(path: Path, base: Path) -> str:
         return path.name
 
 
-def count(inputs: list[str]) -> int:
+def count(inputs: list[str], skip: Path | None = None) -> int:
     """How many sources `discover` will give (names only: nothing is read), for the progress bar."""
-    return sum(1 for _ in discover(inputs))
+    return sum(1 for _ in discover(inputs, skip))
 
 
 def read(source: Source, max_bytes: int) -> bytes:

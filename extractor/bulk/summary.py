@@ -48,6 +48,7 @@ def summarize(folder: Path, manifest: Manifest, tally: Tally, failures_written: 
         "this_run": {
             "inputs_listed": tally.total,
             "inputs_read": tally.seen,
+            "inputs_not_reached": max(0, tally.total - tally.seen),
             "already_finished": tally.skipped,
             "duplicates": tally.duplicates,
             "finished": {status.value: n for status, n in tally.written.items()},
@@ -96,8 +97,13 @@ def summary_table(summary: dict[str, Any]) -> Table:
     if llm["requests"] or llm["cache_hits"]:
         cost = "no price for this model" if llm["cost_usd"] is None else f"${float(llm['cost_usd']):.4f}"
         rows.append(("LLM (all runs)", f"{llm['requests']:,} requests, {llm['prompt_tokens']:,} + {llm['completion_tokens']:,} tokens, {cost}"))
-    for reason, n in list(summary["failure_reasons"].items())[:5]:
+    reasons = list(summary["failure_reasons"].items())
+    for reason, n in reasons[:5]:
         rows.append((f"  failed: {reason}", f"{n:,}"))
+    if len(reasons) > 5:
+        rows.append((f"  ... {len(reasons) - 5} more reasons", "see summary.json"))
+    if run["inputs_not_reached"]:
+        rows.append(("this run: inputs not reached", f"{run['inputs_not_reached']:,}"))
     if run["stopped_by"]:
         rows.append(("stopped", run["stopped_by"]))
     for what, value in rows:

@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing import get_context
+from multiprocessing import forkserver, get_context
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -113,6 +113,7 @@ class WorkerPool:
         jobs_in, jobs_out = CONTEXT.Pipe(duplex=False)
         results_in, results_out = CONTEXT.Pipe(duplex=False)
         process = CONTEXT.Process(target=_serve, args=(self.step, share, self.handler, jobs_in, results_out, os.getpid()), daemon=True)
+        _start_forkserver()
         process.start()
         jobs_in.close()  # the worker's ends: closed here, so its death reads as end-of-file
         results_out.close()
@@ -180,6 +181,19 @@ class WorkerPool:
             for job, future, _ in held.values():
                 if not future.done() and job is not None:
                     future.set_result(failure(job, "extract", f"{DIED}; no process could be started to retry it ({error})"))
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver with Ctrl-C and SIGTERM ignored for the moment it takes to spawn it.
+    An ignored signal stays ignored across its exec, so a Ctrl-C while it imports (about a second)
+    cannot kill it, and the workers it forks inherit the same deafness (the main process decides
+    what a Ctrl-C means). Here the window is only the spawn itself."""
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        forkserver.ensure_running()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _sender(outbox: queue.Queue[tuple[int, Job | str] | None], jobs: Connection) -> None:

@@ -80,25 +80,26 @@ class BatchError(Exception):
     """A results file that cannot be read; the message names the file and line."""
 
 
-def index_results(path: Path) -> dict[str, int]:
-    """custom_id -> byte offset of its line in a Batch API output file (the file is not held in memory)."""
+def index_results(path: Path) -> tuple[dict[str, int], list[int]]:
+    """custom_id -> byte offset of its line in a Batch API output file (the file is not held in
+    memory), and the numbers of lines that are not results (their requests then go unanswered)."""
     index: dict[str, int] = {}
+    unreadable: list[int] = []
     try:
         with open(path, "rb") as handle:
             offset = 0
             for number, line in enumerate(handle, start=1):
                 if line.strip():
                     try:
-                        custom_id = json.loads(line)["custom_id"]
-                    except (ValueError, KeyError, TypeError) as error:
-                        raise BatchError(f"{path}:{number}: not a Batch API result line ({error})") from error
-                    index[str(custom_id)] = offset
+                        index[str(json.loads(line)["custom_id"])] = offset
+                    except (ValueError, KeyError, TypeError):
+                        unreadable.append(number)
                 offset += len(line)
     except OSError as error:
         raise BatchError(f"{path}: cannot be read ({error.strerror or error})") from error
     if not index:
-        raise BatchError(f"{path}: holds no results")
-    return index
+        raise BatchError(f"{path}: holds no Batch API results")
+    return index, unreadable
 
 
 class BatchAnswers:
@@ -129,7 +130,8 @@ class BatchAnswers:
             if result.get("error") or response.get("status_code") != 200:
                 error = result.get("error") or (response.get("body") or {}).get("error") or {}
                 message = error.get("message") if isinstance(error, dict) else str(error)
-                raise CassetteMiss(f"the Batch API could not answer this request (HTTP {response.get('status_code', '-')}: {message or 'no message'})")
+                status = f"HTTP {response['status_code']}: " if response.get("status_code") else ""
+                raise CassetteMiss(f"the Batch API could not answer this request ({status}{message or 'no message'})")
             body = response["body"]
             if not isinstance(body, dict):
                 raise TypeError("its body is not a JSON object")
