@@ -146,6 +146,9 @@ def extract(
         raise typer.Exit(code=1)
 
 
+app.command("run")(run_command)  # listed after extract: bulk runs are the next thing a user looks for
+
+
 def _print_findings(console: Console, name: str, validation: Validation) -> None:
     rendered = findings_table(name, validation)
     console.print(rendered, soft_wrap=isinstance(rendered, Text))  # a one-line verdict stays one line (grep-able)
@@ -494,7 +497,6 @@ def version() -> None:
     typer.echo(__version__)
 
 
-app.command("run")(run_command)
 app.add_typer(gold_app, name="gold", help="Build gold facts for eval suites.")
 
 
