@@ -19,10 +19,10 @@ tags = ["synthetic"]                   # "real" or "synthetic", plus any others
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from extractor.tomlfile import read_toml
 from extractor.validator import read_accepted
 from schemas.facts import Fact
 
@@ -66,12 +66,7 @@ class Suite:
 def load_suite(path: Path) -> Suite:
     """Read `path/suite.toml` (or the manifest file itself); every listed file must exist."""
     manifest = path / MANIFEST if path.is_dir() else path
-    try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise SuiteError(f"{manifest}: no suite manifest here ({error.strerror or error})") from error
-    except tomllib.TOMLDecodeError as error:
-        raise SuiteError(f"{manifest}: not valid TOML ({error})") from error
+    data = read_toml(manifest, SuiteError, unreadable="no suite manifest here")
     header = data.get("suite", {})
     entries = data.get("documents", [])
     if not entries:

@@ -6,7 +6,6 @@ The key is never written anywhere by this tool; prefer OPENAI_API_KEY over putti
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
@@ -16,6 +15,7 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validat
 
 from extractor.llm.cassettes import CacheMode
 from extractor.llm.usage import Price
+from extractor.tomlfile import read_toml
 
 DEFAULT_CONFIG = Path("extractor.toml")
 ENVIRONMENT = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "EXTRACTOR_MODEL": "model"}
@@ -84,12 +84,7 @@ def resolve_config(
     values: dict[str, Any] = {}
     path = config_file or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
     if path is not None:
-        try:
-            values.update(tomllib.loads(path.read_text(encoding="utf-8")).get("llm", {}))
-        except OSError as error:
-            raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from error
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError(f"{path}: not valid TOML ({error})") from error
+        values.update(read_toml(path, ConfigError).get("llm", {}))
     values.update({field: environ[name] for name, field in ENVIRONMENT.items() if environ.get(name)})
     values.update({key: value for key, value in flags.items() if value is not None})
     try:

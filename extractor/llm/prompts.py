@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
+
+from extractor.tomlfile import read_toml
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
@@ -55,12 +56,7 @@ def load_prompt(spec: str | Path = "stock_compensation") -> Prompt:
         if not versions:
             raise PromptError(f"no prompt '{name}' in {PROMPTS_DIR} (expected {folder}/v1.toml)")
         path = folder / f"v{version}.toml" if version else versions[-1]
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise PromptError(f"{path}: cannot be read ({error.strerror or error})") from error
-    except tomllib.TOMLDecodeError as error:
-        raise PromptError(f"{path}: not valid TOML ({error})") from error
+    data = read_toml(path, PromptError)
     missing = [key for key in ("id", "version", "system", "user") if key not in data]
     if missing:
         raise PromptError(f"{path}: missing {', '.join(missing)}")
