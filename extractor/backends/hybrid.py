@@ -94,3 +94,16 @@ def extract(document: Document, llm: LLMBackend) -> Extraction:
         asked = error
     return combine(planned, asked)
 
+
+async def aextract(document: Document, llm: LLMBackend) -> Extraction:
+    """As `extract`, with the LLM on the async client (bulk runs)."""
+    planned = plan(document)
+    if not planned.parts:
+        return planned.ruled
+    try:
+        asked: Extraction | LLMError = await llm.aextract(document, only=planned.parts)
+    except EndpointError:
+        raise
+    except LLMError as error:
+        asked = error
+    return combine(planned, asked)

@@ -154,8 +154,6 @@ class Manifest:
                 "insert or ignore into documents (key, ref, document_id, status, updated) values (?, ?, ?, 'pending', ?)",
                 (key, ref, document_id, now),
             )
-            if not key.startswith("unread:"):  # the file is readable now: forget it was not
-                self.db.execute("delete from documents where key = ?", (f"unread:{ref}",))
 
     def reopen(self, statuses: Iterable[Status], stage: str | None = None, to: Status = Status.pending) -> int:
         """Set documents of these statuses (failed at `stage`, if given) to `to` again (--retry-failed);

@@ -87,13 +87,13 @@ class BulkRun:
         self.window = sum(self.pool.shares) + self.pool.count  # and one more waiting in each worker
         self._seen: set[str] = set()
         self._stop_message: str | None = None
-        self._slots = asyncio.Semaphore(self.window)
+        self._slots = asyncio.Semaphore(self.window)  # a document holds one from reading until it is written
 
     async def run(self, sources: Iterable[Source], total: int) -> Tally:
         """Extract every source not finished before; raises nothing for a bad document."""
         self.tally.total = total
         queue: asyncio.Queue[Rendered | None] = asyncio.Queue()
-        slots = self._slots = asyncio.Semaphore(self.window)  # a document holds one from reading until written
+        slots = self._slots
         writer = asyncio.create_task(self._write(queue))
         writer.add_done_callback(self._writer_ended)
         tasks: set[asyncio.Task[None]] = set()

@@ -104,12 +104,11 @@ class Step:
 
 @dataclass
 class Loaded:
-    """A document read and ready for the LLM step (with the rules' plan, for hybrid)."""
+    """A document read, with the time each step took so far."""
 
     job: Job
     document: Document
     timing: dict[str, float] = field(default_factory=dict)
-    planned: hybrid.Plan | None = None
 
 
 def failure(job: Job, stage: str, reason: str, seconds: float = 0.0, usage: dict[str, Any] | None = None) -> Rendered:
@@ -120,14 +119,17 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
     """The whole of one document's work with the run's backend."""
     if step.backend is BackendName.rules:
         return run_rules(job)
-    loaded = load_job(job, plan_hybrid=step.backend is BackendName.hybrid)
+    loaded = load_job(job)
     if isinstance(loaded, Rendered):
         return loaded
     if step.export:
-        return _export(loaded, step.llm)
+        return _export(loaded, step)
     started = time.perf_counter()
     try:
-        extraction = await _ask_llm(loaded, step.llm)
+        if step.backend is BackendName.hybrid:
+            extraction = await hybrid.aextract(loaded.document, step.llm)
+        else:
+            extraction = await step.llm.aextract(loaded.document)
     except EndpointError as error:
         return Stop(job.key, str(error))
     except LLMError as error:
@@ -140,25 +142,19 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
     return finish(loaded, extraction)
 
 
-async def _ask_llm(loaded: Loaded, llm: LLMBackend) -> Extraction:
-    """The LLM's extraction, or for hybrid the rules' with the LLM's reading of the parts they lack."""
-    if loaded.planned is None:
-        return await llm.aextract(loaded.document)
-    try:
-        asked: Extraction | LLMError = await llm.aextract(loaded.document, only=loaded.planned.parts)
-    except EndpointError:
-        raise
-    except LLMError as error:
-        asked = error
-    return hybrid.combine(loaded.planned, asked)
-
-
-def _export(loaded: Loaded, llm: LLMBackend) -> Rendered:
-    """The document's requests for a Batch API file; it waits, `exported`, for the results."""
+def _export(loaded: Loaded, step: Step) -> Rendered:
+    """The document's requests for a Batch API file; it waits, `exported`, for the results. For
+    hybrid, only the parts rules leave empty or wrong are asked (none: the rules' reading is final)."""
     job = loaded.job
     started = time.perf_counter()
     try:
-        lines = request_lines(llm, loaded.document, loaded.planned.parts if loaded.planned else None)
+        only = None
+        if step.backend is BackendName.hybrid:
+            planned = hybrid.plan(loaded.document)
+            if not planned.parts:
+                return finish(loaded, planned.ruled)
+            only = planned.parts
+        lines = request_lines(step.llm, loaded.document, only)
     except Exception as error:  # noqa: BLE001
         return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
     seconds = sum(loaded.timing.values()) + time.perf_counter() - started
@@ -181,8 +177,8 @@ def run_rules(job: Job) -> Rendered:
     return finish(loaded, extraction)
 
 
-def load_job(job: Job, plan_hybrid: bool = False) -> Loaded | Rendered:
-    """Read the document (and, for hybrid, run rules to find what the LLM must read)."""
+def load_job(job: Job) -> Loaded | Rendered:
+    """Read the document; a failure record if it cannot be."""
     started = time.perf_counter()
     try:
         document = load_bytes(job.data, job.ref, job.document_id)
@@ -190,17 +186,7 @@ def load_job(job: Job, plan_hybrid: bool = False) -> Loaded | Rendered:
         return failure(job, "load", error.reason, time.perf_counter() - started)
     except Exception as error:  # noqa: BLE001
         return failure(job, "load", INTERNAL_ERROR.format(error=repr(error)))
-    loaded = Loaded(job, document, {"load_seconds": time.perf_counter() - started})
-    if plan_hybrid:
-        started = time.perf_counter()
-        try:
-            loaded.planned = hybrid.plan(document)
-        except Exception as error:  # noqa: BLE001
-            return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
-        loaded.timing["rules_seconds"] = time.perf_counter() - started
-        if not loaded.planned.parts:
-            return finish(loaded, loaded.planned.ruled)
-    return loaded
+    return Loaded(job, document, {"load_seconds": time.perf_counter() - started})
 
 
 def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
