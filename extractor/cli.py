@@ -33,6 +33,9 @@ from extractor.cli_options import (
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
 from extractor.gold_cli import gold_app
+from extractor.queue.feed import absolute_ref, entry_reason
+from extractor.queue.store import Queue
+from extractor.queue_cli import open_queue, queue_app, queue_settings, review_command
 from extractor.run_cli import run_command
 from extractor.llm.client import EndpointError
 from extractor.llm.usage import Usage
@@ -76,6 +79,7 @@ def extract(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of standard output."),
     validate_output: bool = typer.Option(True, "--validate/--no-validate", help="Check every extraction against itself and its document."),
     accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
+    send_to_queue: bool = typer.Option(False, "--queue", help="Send extractions that fail validation (and a sample of passing ones, [queue] qa_rate) to the correction queue ([queue] url in extractor.toml, env EXTRACTOR_QUEUE, else out/queue.sqlite)."),
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
@@ -100,6 +104,10 @@ def extract(
       extractor extract note.htm --backend llm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-7B-Instruct
     """
     accepted = _accepted(accept)
+    if send_to_queue and not validate_output:
+        err.print("[red]error[/red]: --queue sends what fails validation: it cannot be used with --no-validate")
+        raise typer.Exit(code=2)
+    review_queue = open_queue(queue_settings(None, config), must_exist=False) if send_to_queue else None
     flags = llm_flags(locals())
     chosen, run, _ = backend_runner(backend, flags, config)
     extractions: list[Extraction] = []
@@ -132,6 +140,8 @@ def extract(
             err.print(f"[yellow]note[/yellow]: {escape(str(path))}: tables not mapped: {escape('; '.join(extraction.tables_unmapped))}")
         extractions.append(extraction)
     _write(extractions, output_format, output)
+    if review_queue is not None:
+        _enqueue(review_queue, extractions, queue_settings(None, config).qa_rate)
     failed = [e for e in extractions if e.validation and not e.validation.passed]
     for extraction in extractions:
         if extraction.validation and output_format is not OutputFormat.table:
@@ -147,6 +157,15 @@ def extract(
 
 
 app.command("run")(run_command)  # listed after extract: bulk runs are the next thing a user looks for
+
+
+def _enqueue(review_queue: Queue, extractions: list[Extraction], qa_rate: float) -> None:
+    """Failing extractions (and the QA sample of passing ones) into the correction queue."""
+    entries = [(e, absolute_ref(e.document_path), reason) for e in extractions
+               if (reason := entry_reason(e, e.document_sha256, qa_rate)) is not None]  # fmt: skip
+    added = sum(1 for item in review_queue.add_many(entries, "extract") if item is not None) if entries else 0
+    there = f" ({len(entries) - added} were there already)" if len(entries) > added else ""
+    err.print(f"{added} extractions entered the review queue {escape(str(review_queue.path))}{there}")
 
 
 def _print_findings(console: Console, name: str, validation: Validation) -> None:
@@ -497,6 +516,8 @@ def version() -> None:
     typer.echo(__version__)
 
 
+app.add_typer(queue_app, name="queue")
+app.command("review")(review_command)
 app.add_typer(gold_app, name="gold", help="Build gold facts for eval suites.")
 
 

@@ -35,6 +35,8 @@ from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
 from extractor.llm.prompts import PromptError
 from extractor.loaders.decode import MAX_BYTES
+from extractor.queue.feed import RunFeed
+from extractor.queue_cli import open_queue, queue_settings
 
 INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 BATCH = "Batch API (half the price, answers within a day)"
@@ -51,6 +53,8 @@ def run_command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar: a progress line every 10 seconds, for logs."),
     batch_export: Path | None = typer.Option(None, "--batch-export", metavar="FILE", rich_help_panel=BATCH, help="Write the LLM requests to FILE in OpenAI Batch API format instead of sending them (half the price, answers within 24 hours); documents wait as 'exported'."),
     batch_import: Path | None = typer.Option(None, "--batch-import", metavar="RESULTS", rich_help_panel=BATCH, help="Read the Batch API's output file for the documents exported into --out: parsed, grounded and validated like live answers. Takes no inputs."),
+    send_to_queue: bool = typer.Option(True, "--queue/--no-queue", help="Send documents that fail validation (and a sample of passing ones, --qa-rate) to the correction queue ([queue] url in extractor.toml, env EXTRACTOR_QUEUE, else out/queue.sqlite)."),
+    qa_rate: float | None = typer.Option(None, min=0, max=1, help="Share of passing documents sampled for review, always the same ones (default: [queue] qa_rate, else 0)."),
     rpm: RpmOption = None,
     tpm: TpmOption = None,
     model: ModelOption = None,
@@ -107,7 +111,8 @@ def run_command(
             err.print(f"{reopened:,} documents that failed before will be tried again")
         sources, total = discover(inputs, skip=out), count(inputs, skip=out)
         llm_run = chosen is not BackendName.rules and batch_export is None
-    bulk = BulkRun(manifest, writer, step, workers, concurrency, max_bytes)
+    feed = _feed(out, config, qa_rate, manifest.recall("batch") if batch_import else None) if send_to_queue else None
+    bulk = BulkRun(manifest, writer, step, workers, concurrency, max_bytes, feed=feed)
     interrupted = _run(bulk, sources, total, quiet, llm_run)
     writer.close()
     try:
@@ -122,6 +127,8 @@ def run_command(
         manifest.close()
     Console(stderr=True, width=None if err.is_terminal else 120).print(summary_table(summary))
     err.print(escape(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}"))
+    if feed is not None:
+        err.print(f"{feed.added:,} documents entered the review queue {escape(str(feed.queue.path))}: extractor queue list, or extractor review")
     if batch_export is not None and summary["documents"]["exported"]:
         err.print(escape(f"{summary['documents']['exported']:,} documents wait for their answers: submit {batch_export} to the Batch API "
                          f"(https://platform.openai.com/docs/guides/batch), then: extractor run --out {out} --batch-import RESULTS.jsonl"))  # fmt: skip
@@ -136,6 +143,13 @@ def run_command(
             err.print(f"{unfinished:,} documents are not finished; run the same command again to go on"
                       + (" (or --retry-failed with new results)" if batch_import else ""))
         raise typer.Exit(code=1)
+
+
+def _feed(out: Path, config: Path | None, qa_rate: float | None, export: dict[str, Any] | None) -> RunFeed:
+    """The queue intake; documents named relative to the folder the inputs were listed in."""
+    settings = queue_settings(None, config, qa_rate=qa_rate)
+    root = export.get("cwd") if export else None
+    return RunFeed(open_queue(settings, must_exist=False), settings.qa_rate, f"run {out}", root)
 
 
 def _step(chosen: BackendName, settings: LLMConfig, export: bool = False, results: BatchResults | None = None) -> Step:

@@ -72,8 +72,10 @@ class BulkRun:
         concurrency: int,
         max_bytes: int,
         on_update: Callable[[Tally], None] = lambda tally: None,
+        feed: Callable[[list[Rendered]], None] | None = None,
     ) -> None:
         self.manifest = manifest
+        self.feed = feed  # the correction queue's intake: called before the commit, so nothing is lost
         self.writer = writer
         self.step = step
         self.max_bytes = max_bytes
@@ -195,6 +197,8 @@ class BulkRun:
             if not ready:
                 continue
             lengths = await asyncio.to_thread(self.writer.append, [(item.record, item.facts, item.requests) for item in ready])
+            if self.feed is not None:
+                await asyncio.to_thread(self.feed, ready)
             self.manifest.commit([item.finished for item in ready], lengths)
             for _ in ready:
                 self._slots.release()

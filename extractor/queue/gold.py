@@ -1,0 +1,109 @@
+"""Accepted items as gold: each becomes a suite document with its facts, its accepted findings
+and where it came from, so `extractor eval` scores the next prompt against reviewed data.
+
+    SUITE/suite.toml                     one [[documents]] entry per exported item (appended)
+    SUITE/documents/q12_<id>.htm         the filing section, copied (the suite stands alone)
+    SUITE/gold/q12_<id>.facts.jsonl      the accepted extraction in the shared facts format
+    SUITE/gold/q12_<id>.accepted.jsonl   findings the reviewer accepted as true of the filing
+    SUITE/gold/q12_<id>.provenance.json  the item, its extraction's provenance and its audit log
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+
+from evals.harness.suite import MANIFEST, SuiteError, load_suite
+from extractor.bulk.sources import split_ref
+from extractor.queue.documents import document_bytes, item_document
+from extractor.queue.store import Item, ItemStatus, Queue, QueueError, clock_time
+from extractor.tomlfile import read_toml
+from schemas.concepts import to_facts
+
+
+@dataclass
+class Exported:
+    written: list[str] = field(default_factory=list)  # suite document ids
+    skipped: list[str] = field(default_factory=list)  # why an accepted item was not exported
+
+
+def export_gold(queue: Queue, suite: Path, root: Path, reviewer: str, item_ids: list[int] | None = None) -> Exported:
+    """Write every accepted item (or those of `item_ids`) not yet in the suite; the suite must load after."""
+    manifest = suite / MANIFEST
+    listed = _listed_ids(manifest)
+    items = [queue.get(i) for i in item_ids] if item_ids else queue.items([ItemStatus.accepted])
+    result = Exported()
+    for item in items:
+        entry_id = f"q{item.id}_{re.sub(r'[^A-Za-z0-9._-]+', '_', item.document_id)}"
+        if item.status is not ItemStatus.accepted:
+            result.skipped.append(f"item {item.id}: {item.status.value}, not accepted")
+            continue
+        if entry_id in listed:
+            result.skipped.append(f"item {item.id}: in the suite already as {entry_id}")
+            continue
+        try:
+            _write_document(queue, item, suite, entry_id, root)
+        except QueueError as error:
+            result.skipped.append(f"item {item.id}: {error}")
+            continue
+        queue.record(item.id, reviewer, "exported", f"gold {manifest} [{entry_id}]")
+        result.written.append(entry_id)
+    try:
+        load_suite(suite)
+    except SuiteError as error:
+        raise QueueError(f"the suite written does not load: {error}") from error
+    return result
+
+
+def _listed_ids(manifest: Path) -> set[str]:
+    if not manifest.exists():
+        return set()
+    data = read_toml(manifest, QueueError)
+    return {str(entry.get("id")) for entry in data.get("documents", [])}
+
+
+def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: Path) -> None:
+    document = item_document(item, root)  # refuses a changed file: its spans would point elsewhere
+    data = document_bytes(item.document_ref, root)
+    archive, member = split_ref(item.document_ref)
+    suffix = PurePosixPath(member or archive).suffix or ".txt"
+    paths = {
+        "path": Path("documents") / f"{entry_id}{suffix}",
+        "gold": Path("gold") / f"{entry_id}.facts.jsonl",
+        "provenance": Path("gold") / f"{entry_id}.provenance.json",
+    }
+    extraction = item.extraction
+    quirks = json.loads(item.accepted_findings) if item.accepted_findings else []
+    if quirks:
+        paths["accepted"] = Path("gold") / f"{entry_id}.accepted.jsonl"
+    for relative in paths.values():
+        (suite / relative).parent.mkdir(parents=True, exist_ok=True)
+    (suite / paths["path"]).write_bytes(data)
+    (suite / paths["gold"]).write_text("".join(f.to_json() + "\n" for f in to_facts(extraction.note)), encoding="utf-8")
+    if quirks:
+        (suite / paths["accepted"]).write_text("".join(json.dumps(q) + "\n" for q in quirks), encoding="utf-8")
+    provenance = {
+        "item": item.id,
+        "document": {"id": item.document_id, "ref": item.document_ref, "sha256": item.document_sha256, "format": document.format},
+        "entered": {"reason": item.reason.value, "from": item.entered_from},
+        "extraction": extraction.provenance.model_dump(mode="json"),
+        "resolution": item.resolution,
+        "audit": [asdict(entry) for entry in queue.audit(item.id)],
+    }
+    (suite / paths["provenance"]).write_text(json.dumps(provenance, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    reviewers = sorted({e.reviewer for e in queue.audit(item.id) if e.action in ("corrected", "accepted")})
+    source = (f"review queue item {item.id} ({item.reason.value}): {item.document_ref}; extracted by "
+              f"{extraction.provenance.backend}, accepted by {', '.join(reviewers)} on {clock_time(item.updated)[:10]}")  # fmt: skip
+    lines = ["", "[[documents]]", f"id = {json.dumps(entry_id)}"]
+    lines += [f"{key} = {json.dumps(path.as_posix())}" for key, path in paths.items() if key != "provenance"]
+    lines += [f"format = {json.dumps(document.format)}", f"source = {json.dumps(source, ensure_ascii=False)}",
+              'tags = ["reviewed"]']  # fmt: skip
+    manifest = suite / MANIFEST
+    header = "" if manifest.exists() else (
+        f"[suite]\nname = {json.dumps(suite.name)}\ndescription = \"Extractions reviewed and accepted in the correction queue "
+        "(extractor queue export-gold); each document's provenance is in gold/<id>.provenance.json\"\n"
+    )  # fmt: skip
+    with manifest.open("a", encoding="utf-8") as handle:
+        handle.write(header + "\n".join(lines) + "\n")

@@ -1,0 +1,70 @@
+"""Where the correction queue lives and how it behaves: flags, then the environment, then the
+`[queue]` table of extractor.toml, then defaults.
+
+```toml
+[queue]
+url = "sqlite:///review/queue.sqlite"   # or a plain path; SQLite (WAL) is the one store
+root = "/data/filings"                  # documents are read from below this folder only
+qa_rate = 0.02                          # share of passing extractions sampled for review
+claim_minutes = 30                      # a claim expires after this; then anyone may take it over
+```
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from extractor.llm.config import DEFAULT_CONFIG, ConfigError
+from extractor.tomlfile import read_toml
+
+DEFAULT_QUEUE = "out/queue.sqlite"
+ENVIRONMENT = {"EXTRACTOR_QUEUE": "url", "EXTRACTOR_REVIEW_ROOT": "root"}
+
+
+class QueueSettings(BaseModel):
+    url: str = Field(default=DEFAULT_QUEUE, description="A SQLite file path or sqlite:///path URL.")
+    root: Path = Field(default_factory=Path.cwd, description="Documents outside this folder are never read.")
+    qa_rate: float = Field(default=0.0, ge=0, le=1, description="Share of passing extractions sampled for QA review.")
+    claim_minutes: float = Field(default=30.0, gt=0, description="How long a claim holds before others may take it over.")
+
+    @property
+    def path(self) -> Path:
+        return queue_path(self.url)
+
+
+def queue_path(url: str) -> Path:
+    """The SQLite file a queue URL names: 'sqlite:///rel/q.sqlite', 'sqlite:////abs/q.sqlite' or a path."""
+    if "://" not in url:
+        return Path(url)
+    scheme, _, rest = url.partition("://")
+    if scheme != "sqlite":
+        raise ConfigError(f"queue url {url!r}: only SQLite queues are supported (a file path or sqlite:///path)")
+    if not rest.startswith("/") or rest == "/":
+        raise ConfigError(f"queue url {url!r}: write sqlite:///relative/path.sqlite or sqlite:////absolute/path.sqlite")
+    return Path(rest[1:])
+
+
+def resolve_queue_settings(
+    flags: Mapping[str, Any], config_file: Path | None = None, environ: Mapping[str, str] | None = None
+) -> QueueSettings:
+    """Merge settings: flags (None = not given) over environment over the [queue] table."""
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    path = config_file or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
+    if path is not None:
+        values.update(read_toml(path, ConfigError).get("queue", {}))
+    values.update({field: environ[name] for name, field in ENVIRONMENT.items() if environ.get(name)})
+    values.update({key: value for key, value in flags.items() if value is not None})
+    try:
+        settings = QueueSettings.model_validate(values)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ConfigError(f"queue setting '{where}': {first['msg']}" + (f" (from {path})" if path else "")) from error
+    settings.path  # noqa: B018 - a bad URL is said now, not at first use
+    return settings

@@ -1,0 +1,441 @@
+"""The correction queue in SQLite (WAL): items, claims with leases, versions and an append-only audit log.
+
+Every change is one `BEGIN IMMEDIATE` transaction, so two reviewers racing for an item are
+serialized by SQLite itself: exactly one claim wins, and a save names the version it was made
+from, so it cannot overwrite a newer one. Each call opens its own connection, which makes a
+Queue safe to share between a web server's threads and separate processes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import Enum
+from functools import cached_property
+from pathlib import Path
+
+from extractor.extraction import Extraction
+
+
+class ItemStatus(str, Enum):
+    open = "open"  # waiting for a reviewer
+    claimed = "claimed"  # a reviewer holds it (until the lease expires)
+    corrected = "corrected"  # saved with changes, not yet accepted or rejected
+    accepted = "accepted"  # the reviewer confirmed the (corrected) extraction: it may become gold
+    rejected = "rejected"  # not usable (not the note it claims to be, unreadable...); the reason says why
+
+    @property
+    def resolved(self) -> bool:
+        return self in (ItemStatus.accepted, ItemStatus.rejected)
+
+
+class EntryReason(str, Enum):
+    validation = "validation"  # the validator found errors
+    qa_sample = "qa_sample"  # passed, sampled for quality checks
+
+
+class QueueError(Exception):
+    """An operation the queue refuses; the message says why and what to do."""
+
+
+class Conflict(QueueError):
+    """Someone else holds the claim or saved a newer version: nothing was changed."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One field a reviewer changed: 'award_activity[0].rows[2].count.value' from before to after."""
+
+    field: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    item_id: int
+    at: float
+    reviewer: str
+    action: str  # enqueued, claimed, taken_over, released, corrected, accepted, rejected, exported
+    version: int
+    field: str | None = None
+    before: str | None = None
+    after: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Item:
+    id: int
+    origin: str
+    document_id: str
+    document_ref: str
+    document_sha256: str
+    reason: EntryReason
+    entered_from: str
+    status: ItemStatus
+    extraction_json: str
+    errors: int
+    warnings: int
+    claimed_by: str | None
+    lease_until: float | None
+    version: int
+    resolution: str | None
+    accepted_findings: str | None
+    created: float
+    updated: float
+    updated_by: str | None
+
+    @cached_property
+    def extraction(self) -> Extraction:
+        return Extraction.model_validate_json(self.extraction_json)
+
+    def holder(self, now: float) -> str | None:
+        """Who holds a live claim now (None when unclaimed or the lease ran out)."""
+        if self.claimed_by is None or self.lease_until is None or self.lease_until <= now:
+            return None
+        return self.claimed_by
+
+
+SCHEMA = """
+create table if not exists items (
+    id integer primary key,
+    origin text not null unique,        -- document content + extraction settings: one item per extraction
+    document_id text not null,
+    document_ref text not null,         -- absolute path, or archive.zip::member
+    document_sha256 text not null,      -- of the document text, to notice a changed file
+    reason text not null,
+    entered_from text not null,         -- 'run <out folder>', 'extract'
+    status text not null,
+    extraction text not null,           -- the Extraction as JSON, its validation included
+    errors integer not null,
+    warnings integer not null,
+    claimed_by text,
+    lease_until real,
+    version integer not null default 1,
+    resolution text,                    -- the accept or reject reason
+    accepted_findings text,             -- JSON [{id, reason}]: findings the reviewer confirmed true of the filing
+    created real not null,
+    updated real not null,
+    updated_by text
+);
+create index if not exists items_status on items (status);
+create table if not exists item_rules (item_id integer not null references items(id), rule text not null);
+create index if not exists item_rules_item on item_rules (item_id);
+create table if not exists audit (
+    id integer primary key,
+    item_id integer not null references items(id),
+    at real not null,
+    reviewer text not null,
+    action text not null,
+    version integer not null,
+    field text,
+    before text,
+    after text,
+    note text
+);
+create index if not exists audit_item on audit (item_id);
+create trigger if not exists audit_no_update before update on audit
+    begin select raise(abort, 'the audit log is append-only'); end;
+create trigger if not exists audit_no_delete before delete on audit
+    begin select raise(abort, 'the audit log is append-only'); end;
+create table if not exists reviewers (
+    name text primary key,
+    secret_hash text not null,
+    created real not null
+);
+create table if not exists sessions (
+    token_hash text primary key,
+    reviewer text not null references reviewers(name),
+    csrf text not null,
+    expires real not null
+);
+"""
+
+SYSTEM = "system"  # the reviewer name of entries no person made
+PRIORITY = "reason != 'validation'"  # validation errors first, then QA samples
+
+
+class Queue:
+    """The queue in one SQLite file (created when missing)."""
+
+    def __init__(self, path: Path, lease_seconds: float = 1800.0, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self.lease_seconds = lease_seconds
+        self.clock = clock
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.connect() as db:
+                db.execute("pragma journal_mode=wal")
+                db.executescript(SCHEMA)
+        except (OSError, sqlite3.DatabaseError) as error:
+            raise QueueError(f"{self.path}: not a usable review queue ({error})") from error
+
+    @contextmanager
+    def connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        try:
+            db.execute("pragma foreign_keys=on")
+            yield db
+        finally:
+            db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; BEGIN IMMEDIATE takes the write lock first, so racing writers queue up."""
+        with self.connect() as db:
+            db.execute("begin immediate")
+            try:
+                yield db
+            except BaseException:
+                db.execute("rollback")
+                raise
+            db.execute("commit")
+
+    # entering ---------------------------------------------------------------------------------
+
+    def add(self, extraction: Extraction, document_ref: str, reason: EntryReason, entered_from: str) -> int | None:
+        """Enqueue one extraction; None when the same extraction of the same document is there already."""
+        return self.add_many([(extraction, document_ref, reason)], entered_from)[0]
+
+    def add_many(self, entries: Sequence[tuple[Extraction, str, EntryReason]], entered_from: str) -> list[int | None]:
+        """Enqueue several in one transaction (a bulk run's batch); idempotent per extraction."""
+        now = self.clock()
+        ids: list[int | None] = []
+        with self.transaction() as db:
+            for extraction, ref, reason in entries:
+                validation = extraction.validation
+                errors = len(validation.errors) if validation else 0
+                warnings = len(validation.warnings) if validation else 0
+                cursor = db.execute(
+                    "insert or ignore into items (origin, document_id, document_ref, document_sha256, reason, "
+                    "entered_from, status, extraction, errors, warnings, created, updated) "
+                    "values (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)",
+                    (origin(extraction), extraction.document_id, ref, extraction.document_sha256, reason.value,
+                     entered_from, extraction.model_dump_json(), errors, warnings, now, now),
+                )  # fmt: skip
+                if not cursor.rowcount:
+                    ids.append(None)
+                    continue
+                item_id = int(cursor.lastrowid or 0)
+                _set_rules(db, item_id, extraction)
+                _audit(db, item_id, now, SYSTEM, "enqueued", 1, note=f"{reason.value}, from {entered_from}")
+                ids.append(item_id)
+        return ids
+
+    # reading ----------------------------------------------------------------------------------
+
+    def get(self, item_id: int) -> Item:
+        with self.connect() as db:
+            row = db.execute("select * from items where id = ?", (item_id,)).fetchone()
+        if row is None:
+            raise QueueError(f"there is no item {item_id} in {self.path}")
+        return _item(row)
+
+    def items(self, statuses: Sequence[ItemStatus] = (), rule: str | None = None, limit: int | None = None) -> list[Item]:
+        """Items oldest first, optionally of some statuses and with a finding of `rule`."""
+        sql, args = "select * from items where 1", []
+        if statuses:
+            sql += f" and status in ({','.join('?' * len(statuses))})"
+            args += [s.value for s in statuses]
+        if rule:
+            sql += " and id in (select item_id from item_rules where rule = ?)"
+            args.append(rule)
+        sql += " order by id" + (f" limit {int(limit)}" if limit else "")
+        with self.connect() as db:
+            return [_item(row) for row in db.execute(sql, args)]
+
+    def counts(self) -> dict[ItemStatus, int]:
+        """Items by status, every status named (claims that ran out count as open)."""
+        now = self.clock()
+        counts = dict.fromkeys(ItemStatus, 0)
+        with self.connect() as db:
+            for status, expired, number in db.execute(
+                "select status, status = 'claimed' and lease_until <= ?, count(*) from items group by 1, 2", (now,)
+            ):
+                counts[ItemStatus.open if expired else ItemStatus(status)] += number
+        return counts
+
+    def rule_counts(self) -> dict[str, int]:
+        """Unresolved items by the rules of their findings, most common first."""
+        with self.connect() as db:
+            rows = db.execute(
+                "select rule, count(distinct item_id) from item_rules join items on items.id = item_id "
+                "where status not in ('accepted', 'rejected') group by rule order by 2 desc, rule"
+            ).fetchall()
+        return {rule: number for rule, number in rows}
+
+    def audit(self, item_id: int) -> list[AuditEntry]:
+        with self.connect() as db:
+            rows = db.execute("select * from audit where item_id = ? order by id", (item_id,)).fetchall()
+        return [AuditEntry(**dict(row)) for row in rows]
+
+    # claims -----------------------------------------------------------------------------------
+
+    def claim(self, item_id: int, reviewer: str) -> Item:
+        """Hold the item for `reviewer` for a lease; a claim that ran out can be taken over.
+        Conflict when someone else's claim is live or the item is resolved."""
+        now = self.clock()
+        with self.transaction() as db:
+            item = _get(db, item_id, self.path)
+            _refuse_resolved(item)
+            holder = item.holder(now)
+            if holder is not None and holder != reviewer:
+                raise Conflict(f"item {item_id} is claimed by {holder} until {clock_time(item.lease_until)}; "
+                               "it can be taken over once the claim expires")  # fmt: skip
+            status = ItemStatus.claimed if item.status is ItemStatus.open else item.status
+            db.execute(
+                "update items set claimed_by = ?, lease_until = ?, status = ?, updated = ? where id = ?",
+                (reviewer, now + self.lease_seconds, status.value, now, item_id),
+            )
+            if holder != reviewer:
+                took_over = item.claimed_by is not None and item.claimed_by != reviewer
+                note = f"{item.claimed_by}'s claim had expired" if took_over else None
+                _audit(db, item_id, now, reviewer, "taken_over" if took_over else "claimed", item.version, note=note)
+        return self.get(item_id)
+
+    def next_for(self, reviewer: str) -> Item | None:
+        """The reviewer's own live claim, else the first unclaimed (or expired) unresolved item,
+        validation errors before QA samples; claimed for them. None when nothing is left."""
+        while True:
+            now = self.clock()
+            with self.connect() as db:
+                row = db.execute(
+                    "select id from items where status not in ('accepted', 'rejected') and "
+                    "(claimed_by = ? and lease_until > ? or claimed_by is null or lease_until <= ?) "
+                    f"order by claimed_by = ? desc, {PRIORITY}, id limit 1",
+                    (reviewer, now, now, reviewer),
+                ).fetchone()
+            if row is None:
+                return None
+            try:
+                return self.claim(row[0], reviewer)
+            except Conflict:  # another reviewer took it between the two statements: look again
+                continue
+
+    def release(self, item_id: int, reviewer: str) -> Item:
+        """Give a claim back: the item is open again for anyone."""
+        now = self.clock()
+        with self.transaction() as db:
+            item = _get(db, item_id, self.path)
+            if item.claimed_by != reviewer:
+                raise Conflict(f"item {item_id} is not claimed by {reviewer}")
+            status = ItemStatus.open if item.status is ItemStatus.claimed else item.status
+            db.execute("update items set claimed_by = null, lease_until = null, status = ?, updated = ? where id = ?",
+                       (status.value, now, item_id))  # fmt: skip
+            _audit(db, item_id, now, reviewer, "released", item.version)
+        return self.get(item_id)
+
+    # changes ----------------------------------------------------------------------------------
+
+    def save(self, item_id: int, reviewer: str, expected_version: int, extraction: Extraction,
+             changes: Sequence[Change]) -> Item:  # fmt: skip
+        """Store a corrected extraction (validated by the caller) as the next version, each change audited.
+        Conflict when the item moved on since `expected_version` or another reviewer holds it."""
+        if not changes:
+            raise QueueError("nothing changed: no value, unit, period or award type differs from the saved version")
+        now = self.clock()
+        with self.transaction() as db:
+            item = self._writable(db, item_id, reviewer, expected_version, now)
+            version = item.version + 1
+            validation = extraction.validation
+            db.execute(
+                "update items set extraction = ?, errors = ?, warnings = ?, status = 'corrected', version = ?, "
+                "claimed_by = ?, lease_until = ?, updated = ?, updated_by = ? where id = ?",
+                (extraction.model_dump_json(), len(validation.errors) if validation else 0,
+                 len(validation.warnings) if validation else 0, version, reviewer, now + self.lease_seconds,
+                 now, reviewer, item_id),
+            )  # fmt: skip
+            _set_rules(db, item_id, extraction)
+            for change in changes:
+                _audit(db, item_id, now, reviewer, "corrected", version, change.field, change.before, change.after)
+        return self.get(item_id)
+
+    def resolve(self, item_id: int, reviewer: str, expected_version: int, accept: bool, reason: str) -> Item:
+        """Accept or reject; remaining error findings accepted with the item are kept as filing quirks."""
+        reason = reason.strip()
+        now = self.clock()
+        with self.transaction() as db:
+            item = self._writable(db, item_id, reviewer, expected_version, now)
+            errors = item.extraction.validation.errors if item.extraction.validation else []
+            if not reason and (not accept or errors):
+                what = "rejecting" if not accept else f"accepting with {len(errors)} error findings left"
+                raise QueueError(f"a reason is needed when {what}")
+            quirks = json.dumps([{"id": f.id, "reason": reason} for f in errors]) if accept and errors else None
+            status = ItemStatus.accepted if accept else ItemStatus.rejected
+            db.execute(
+                "update items set status = ?, resolution = ?, accepted_findings = ?, version = ?, claimed_by = null, "
+                "lease_until = null, updated = ?, updated_by = ? where id = ?",
+                (status.value, reason or None, quirks, item.version + 1, now, reviewer, item_id),
+            )
+            _audit(db, item_id, now, reviewer, status.value, item.version + 1, note=reason or None)
+        return self.get(item_id)
+
+    def record(self, item_id: int, reviewer: str, action: str, note: str) -> None:
+        """An audit entry for something done with the item elsewhere (exported as gold, say)."""
+        with self.transaction() as db:
+            item = _get(db, item_id, self.path)
+            _audit(db, item_id, self.clock(), reviewer, action, item.version, note=note)
+
+    def _writable(self, db: sqlite3.Connection, item_id: int, reviewer: str, expected: int, now: float) -> Item:
+        item = _get(db, item_id, self.path)
+        _refuse_resolved(item)
+        if item.version != expected:
+            by = f" by {item.updated_by}" if item.updated_by else ""
+            raise Conflict(f"item {item_id} was changed{by} at {clock_time(item.updated)} (version {item.version}) after "
+                           f"you opened version {expected}; nothing was saved: reload to see the new version, then redo your changes")  # fmt: skip
+        holder = item.holder(now)
+        if holder is not None and holder != reviewer:
+            raise Conflict(f"item {item_id} is claimed by {holder} until {clock_time(item.lease_until)}; nothing was saved")
+        return item
+
+
+def origin(extraction: Extraction) -> str:
+    """One item per document text and extraction settings: re-running the same extraction adds nothing."""
+    p = extraction.provenance
+    return f"{extraction.document_sha256}:{p.backend}:{p.model or ''}:{p.prompt_hash or ''}"
+
+
+def clock_time(moment: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(moment)) if moment else "-"
+
+
+def _item(row: sqlite3.Row) -> Item:
+    values = dict(row)
+    values["extraction_json"] = values.pop("extraction")
+    values["status"] = ItemStatus(values["status"])
+    values["reason"] = EntryReason(values["reason"])
+    return Item(**values)
+
+
+def _get(db: sqlite3.Connection, item_id: int, path: Path) -> Item:
+    row = db.execute("select * from items where id = ?", (item_id,)).fetchone()
+    if row is None:
+        raise QueueError(f"there is no item {item_id} in {path}")
+    return _item(row)
+
+
+def _refuse_resolved(item: Item) -> None:
+    if item.status.resolved:
+        raise Conflict(f"item {item.id} was {item.status.value} by {item.updated_by} at {clock_time(item.updated)}; "
+                       "it takes no more changes")  # fmt: skip
+
+
+def _set_rules(db: sqlite3.Connection, item_id: int, extraction: Extraction) -> None:
+    db.execute("delete from item_rules where item_id = ?", (item_id,))
+    rules = sorted({f.rule for f in extraction.validation.findings}) if extraction.validation else []
+    db.executemany("insert into item_rules (item_id, rule) values (?, ?)", [(item_id, rule) for rule in rules])
+
+
+def _audit(db: sqlite3.Connection, item_id: int, at: float, reviewer: str, action: str, version: int,
+           field: str | None = None, before: str | None = None, after: str | None = None, note: str | None = None) -> None:  # fmt: skip
+    db.execute(
+        "insert into audit (item_id, at, reviewer, action, version, field, before, after, note) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (item_id, at, reviewer, action, version, field, before, after, note),
+    )

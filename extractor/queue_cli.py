@@ -1,0 +1,326 @@
+"""`extractor queue ...` and `extractor review`: the correction queue from the shell and in a browser."""
+
+from __future__ import annotations
+
+import getpass
+import ipaddress
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from extractor.cli_options import ConfigOption, err
+from extractor.llm.config import ConfigError
+from extractor.queue.documents import item_document
+from extractor.queue.edits import apply_edits
+from extractor.queue.gold import export_gold
+from extractor.queue.reviewers import add_reviewer, reviewer_names
+from extractor.queue.settings import QueueSettings, resolve_queue_settings
+from extractor.queue.store import Item, ItemStatus, Queue, QueueError, clock_time
+from extractor.render import findings_table
+from extractor.validator import validate
+
+queue_app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="The correction queue: extractions that failed validation (or were sampled for QA), for people to fix.",
+)
+
+QueueUrlOption = Annotated[str | None, typer.Option("--queue", help="The queue: a SQLite file or sqlite:///path URL (default: [queue] url in extractor.toml, env EXTRACTOR_QUEUE, else out/queue.sqlite).")]
+RootOption = Annotated[Path | None, typer.Option(help="Documents are read only from below this folder (default: [queue] root, env EXTRACTOR_REVIEW_ROOT, else the working folder).")]
+ReviewerOption = Annotated[str, typer.Option(help="Who is acting, for claims and the audit log (default: your login name).")]
+
+
+def queue_settings(url: str | None, config: Path | None, root: Path | None = None, **more: object) -> QueueSettings:
+    try:
+        return resolve_queue_settings({"url": url, "root": root, **more}, config)
+    except ConfigError as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+
+
+def open_queue(settings: QueueSettings, must_exist: bool = True) -> Queue:
+    """The configured queue; exit 2 with the reason when it is missing or unusable."""
+    if must_exist and not settings.path.exists():
+        err.print(f"[red]error[/red]: no queue at {escape(str(settings.path))} yet: 'extractor run' and 'extractor extract --queue' create it")
+        raise typer.Exit(code=2)
+    try:
+        return Queue(settings.path, lease_seconds=settings.claim_minutes * 60)
+    except QueueError as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+
+
+def _default_reviewer() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"
+
+
+def _refused(error: QueueError) -> typer.Exit:
+    err.print(f"[red]refused[/red]: {escape(str(error))}")
+    return typer.Exit(code=1)
+
+
+@queue_app.command("list")
+def list_command(
+    status: list[ItemStatus] = typer.Option([], help="Only items of this status (repeat for several)."),
+    rule: str | None = typer.Option(None, help="Only items with a finding of this rule, e.g. rollforward.count."),
+    limit: int = typer.Option(200, min=1, help="Show at most this many items."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per item (without the extraction), for scripts."),
+    queue: QueueUrlOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Counts by status and by finding rule, then the items, oldest first.
+
+    Examples:
+      extractor queue list
+      extractor queue list --status open --rule rollforward.count
+    """
+    store = open_queue(queue_settings(queue, config))
+    items = store.items(status, rule, limit)
+    if as_json:
+        for item in items:
+            sys.stdout.write(json.dumps(_summary(item, store.clock())) + "\n")
+        return
+    console = Console(width=None if sys.stdout.isatty() else 150)
+    counts = store.counts()
+    console.print("  ".join(f"{s.value} {n}" for s, n in counts.items()) + f"  · {store.path}")
+    rules = store.rule_counts()
+    if rules:
+        console.print("open items by rule: " + ", ".join(f"{escape(r)} {n}" for r, n in rules.items()))
+    table = Table(title_justify="left")
+    for column in ("id", "status", "document", "entered", "errors", "warnings", "claimed by", "version", "updated"):
+        table.add_column(column, justify="right" if column in ("id", "errors", "warnings", "version") else "left", overflow="fold")
+    for item in items:
+        table.add_row(str(item.id), item.status.value, escape(item.document_id), item.reason.value, str(item.errors),
+                      str(item.warnings), escape(item.holder(store.clock()) or ""), str(item.version), clock_time(item.updated))  # fmt: skip
+    console.print(table)
+
+
+def _summary(item: Item, now: float) -> dict[str, object]:
+    return {"id": item.id, "status": item.status.value, "document_id": item.document_id, "document_ref": item.document_ref,
+            "reason": item.reason.value, "errors": item.errors, "warnings": item.warnings, "claimed_by": item.holder(now),
+            "version": item.version, "updated": item.updated}  # fmt: skip
+
+
+@queue_app.command("show")
+def show_command(
+    item_id: int = typer.Argument(..., metavar="ID"),
+    as_json: bool = typer.Option(False, "--json", help="The item with its extraction and audit log as JSON."),
+    queue: QueueUrlOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """One item: where its document is, who holds it, its findings and its audit log."""
+    store = open_queue(queue_settings(queue, config))
+    try:
+        item = store.get(item_id)
+    except QueueError as error:
+        raise _refused(error) from error
+    audit = store.audit(item_id)
+    if as_json:
+        payload = _summary(item, store.clock()) | {"extraction": json.loads(item.extraction_json), "resolution": item.resolution,
+                                                     "audit": [entry.__dict__ for entry in audit]}  # fmt: skip
+        sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        return
+    console = Console(width=None if sys.stdout.isatty() else 150)
+    holder = item.holder(store.clock())
+    console.print(f"item {item.id} · {item.status.value} · version {item.version} · entered: {item.reason.value} ({escape(item.entered_from)})")
+    console.print(f"document {escape(item.document_id)}: {escape(item.document_ref)}")
+    if holder:
+        console.print(f"claimed by {escape(holder)} until {clock_time(item.lease_until)}")
+    if item.resolution:
+        console.print(f"{item.status.value}: {escape(item.resolution)}")
+    if item.extraction.validation is not None:
+        console.print(findings_table(item.document_id, item.extraction.validation))
+    table = Table(title="audit log", title_justify="left")
+    for column in ("when", "who", "action", "version", "field", "from", "to", "note"):
+        table.add_column(column, overflow="fold")
+    for entry in audit:
+        table.add_row(clock_time(entry.at), escape(entry.reviewer), entry.action, str(entry.version), escape(entry.field or ""),
+                      escape(entry.before or ""), escape(entry.after or ""), escape(entry.note or ""))  # fmt: skip
+    console.print(table)
+
+
+@queue_app.command("claim")
+def claim_command(
+    item_id: int | None = typer.Argument(None, metavar="[ID]", help="The item; leave out with --next."),
+    next_item: bool = typer.Option(False, "--next", help="Claim the next item waiting (validation errors first)."),
+    release: bool = typer.Option(False, "--release", help="Give your claim on ID back instead."),
+    reviewer: ReviewerOption = _default_reviewer(),
+    queue: QueueUrlOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Hold an item for yourself for claim_minutes (30 by default); an expired claim can be taken over.
+
+    Exit status: 0 when claimed; 1 when someone else holds it or it is resolved; 2 for bad arguments.
+    """
+    if (item_id is None) == (not next_item):
+        err.print("[red]error[/red]: name an item ID, or --next")
+        raise typer.Exit(code=2)
+    store = open_queue(queue_settings(queue, config))
+    try:
+        if next_item:
+            item = store.next_for(reviewer)
+            if item is None:
+                err.print("nothing left to claim")
+                return
+        elif release:
+            item = store.release(item_id, reviewer)  # type: ignore[arg-type]
+            err.print(f"released item {item.id}")
+            return
+        else:
+            item = store.claim(item_id, reviewer)  # type: ignore[arg-type]
+    except QueueError as error:
+        raise _refused(error) from error
+    err.print(f"item {item.id} ({escape(item.document_id)}) is yours until {clock_time(item.lease_until)}; version {item.version}")
+
+
+@queue_app.command("resolve")
+def resolve_command(
+    item_id: int = typer.Argument(..., metavar="ID"),
+    accept: bool = typer.Option(None, "--accept/--reject", help="Accept the (corrected) extraction, or reject it."),
+    reason: str = typer.Option("", help="Why; needed to reject, and to accept while error findings remain (they are kept as filing quirks)."),
+    set_fields: list[str] = typer.Option([], "--set", metavar="FIELD=VALUE", help="Correct a field first, e.g. 'award_activity[0].rows[2].count.value=1234' (.unit, .period.end, <group>.award). Repeatable; re-validated before resolving."),
+    version: int | None = typer.Option(None, help="The version you reviewed; refused if the item changed since (default: the current one)."),
+    reviewer: ReviewerOption = _default_reviewer(),
+    root: RootOption = None,
+    queue: QueueUrlOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Correct (optionally) and accept or reject an item; every change goes to its audit log.
+
+    Exit status: 0 when resolved; 1 when refused (someone else's claim, a newer version, a bad
+    correction); 2 for bad arguments.
+
+    Examples:
+      extractor queue resolve 7 --accept
+      extractor queue resolve 7 --set 'award_activity[0].rows[2].count.value=1234' --accept
+      extractor queue resolve 9 --reject --reason 'a pension note, not stock compensation'
+    """
+    if accept is None:
+        err.print("[red]error[/red]: say --accept or --reject")
+        raise typer.Exit(code=2)
+    settings = queue_settings(queue, config, root)
+    store = open_queue(settings)
+    try:
+        item = store.get(item_id)
+        expected = item.version if version is None else version
+        if set_fields:
+            pairs = [field.split("=", 1) for field in set_fields]
+            if any(len(pair) != 2 for pair in pairs):
+                err.print("[red]error[/red]: --set takes FIELD=VALUE")
+                raise typer.Exit(code=2)
+            corrected, changes = apply_edits(item.extraction, dict(pairs))  # type: ignore[arg-type]
+            corrected.validation = validate(corrected, item_document(item, settings.root))
+            item = store.save(item_id, reviewer, expected, corrected, changes)
+            expected = item.version
+            err.print(f"saved version {item.version}: {len(changes)} fields changed; {len(corrected.validation.errors)} errors left")
+        item = store.resolve(item_id, reviewer, expected, accept, reason)
+    except (QueueError, ValueError) as error:
+        raise _refused(error) from error  # type: ignore[arg-type]
+    err.print(f"item {item.id} {item.status.value} (version {item.version})")
+
+
+@queue_app.command("export-gold")
+def export_gold_command(
+    suite: Path = typer.Argument(..., help="Suite folder to add to (created with its suite.toml when missing)."),
+    item: list[int] = typer.Option([], help="Only these items (repeatable); default: every accepted item not yet in the suite."),
+    reviewer: ReviewerOption = _default_reviewer(),
+    root: RootOption = None,
+    queue: QueueUrlOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Accepted items become gold: the document, its facts, accepted findings and provenance, in an eval suite.
+
+    Then 'extractor eval SUITE' scores any backend or prompt against what reviewers confirmed.
+    Exit status: 0; 1 when an item could not be exported (the reason is printed); 2 for a bad queue or suite.
+    """
+    settings = queue_settings(queue, config, root)
+    store = open_queue(settings)
+    try:
+        result = export_gold(store, suite, settings.root, reviewer, item or None)
+    except QueueError as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    for note in result.skipped:
+        err.print(f"[yellow]skipped[/yellow] {escape(note)}")
+    err.print(f"wrote {len(result.written)} gold documents to {escape(str(suite))}" + (f": {', '.join(result.written)}" if result.written else ""))
+    if result.written:
+        err.print(f"score against them: extractor eval {escape(str(suite))}")
+    if any("not accepted" not in note and "already" not in note for note in result.skipped):
+        raise typer.Exit(code=1)
+
+
+@queue_app.command("add-reviewer")
+def add_reviewer_command(
+    name: str = typer.Argument(..., help="The name they sign in with."),
+    password: bool = typer.Option(False, "--password", help="Prompt for a password (12+ characters) instead of generating a token."),
+    replace: bool = typer.Option(False, "--replace", help="Give an existing reviewer a new secret (signs them out)."),
+    queue: QueueUrlOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Create a reviewer for the web UI; prints their token once (only its hash is stored)."""
+    store = open_queue(queue_settings(queue, config), must_exist=False)
+    secret = typer.prompt("password", hide_input=True, confirmation_prompt=True) if password else None
+    try:
+        made = add_reviewer(store, name, secret, replace)
+    except QueueError as error:
+        err.print(f"[red]error[/red]: {escape(str(error))}")
+        raise typer.Exit(code=2) from error
+    if password:
+        err.print(f"reviewer {escape(name)} can sign in with their password")
+    else:
+        err.print(f"reviewer {escape(name)}: sign in with this token (shown once):")
+        sys.stdout.write(made + "\n")
+
+
+def review_command(
+    host: str = typer.Option("127.0.0.1", help="Address to listen on. Anything but loopback exposes the queue to the network over plain HTTP: put it behind TLS."),
+    port: int = typer.Option(8000, min=1, max=65535),
+    root: RootOption = None,
+    queue: QueueUrlOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Open the review web app: the queue overview, and each item's source with its values to correct.
+
+    Reviewers sign in with the token 'extractor queue add-reviewer NAME' prints. Each item shows
+    the filing text with every extracted value highlighted, the validator's findings beside the
+    values they involve, and forms to correct values, units, periods and award types; saving
+    re-validates at once. Press ? on an item page for the keyboard shortcuts.
+
+    Examples:
+      extractor queue add-reviewer alice
+      extractor review                       # then open http://127.0.0.1:8000
+      extractor review --root /data/filings --queue sqlite:////data/review/queue.sqlite
+    """
+    import uvicorn  # the server only: the other commands never need it
+
+    from extractor.review.app import create_app
+
+    settings = queue_settings(queue, config, root)
+    store = open_queue(settings, must_exist=False)
+    if not _loopback(host):
+        err.print(f"[yellow]warning[/yellow]: listening on {escape(host)}: anyone who can reach it sees the sign-in page; "
+                  "tokens travel unencrypted unless a TLS proxy is in front")  # fmt: skip
+    if not reviewer_names(store):
+        err.print("[yellow]note[/yellow]: no reviewers yet: 'extractor queue add-reviewer NAME' creates one and prints their token")
+    err.print(f"review queue {escape(str(store.path))}, documents from {escape(str(settings.root.resolve()))}")
+    err.print(f"open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ (Ctrl-C stops)")
+    uvicorn.run(create_app(store, settings.root), host=host, port=port, log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning"))
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,277 @@
+"""The review web app: server-rendered pages over the queue; the browser only adds shortcuts.
+
+Every route but sign-in needs a session; every form carries the session's CSRF token; pages
+forbid framing and any script or style not served from here.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from starlette.datastructures import FormData
+
+from extractor.queue.documents import DocumentError, item_document
+from extractor.queue.edits import AWARD_TYPES, UNITS, EditError, apply_edits
+from extractor.queue.reviewers import Session, session, sign_in, sign_out
+from extractor.queue.store import Conflict, Item, ItemStatus, Queue, QueueError, clock_time
+from extractor.review.page import item_view
+from extractor.validator import validate
+
+HERE = Path(__file__).parent
+COOKIE = "review_session"
+LOGIN_COOKIE = "review_login_csrf"
+PUBLIC_ASSETS = {"review.css"}  # the sign-in page's stylesheet: no data in it
+ASSETS = {"review.css": "text/css", "review.js": "text/javascript"}
+LIST_LIMIT = 500
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+NOTICES = {
+    "empty": "Nothing left to review: every item is resolved or claimed by someone else.",
+    "claimed": "Claimed: you hold this item; edit, save, then accept or reject.",
+    "released": "Released: the item is open for anyone.",
+    "accepted": "Accepted.",
+    "rejected": "Rejected.",
+}
+
+
+class NotSignedIn(Exception):
+    pass
+
+
+class BadCsrf(Exception):
+    pass
+
+
+def create_app(queue: Queue, root: Path) -> FastAPI:
+    """The app over `queue`, reading documents from below `root` only."""
+    app = FastAPI(title="Review queue", docs_url=None, redoc_url=None, openapi_url=None)
+    templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.globals.update(when=clock_time, fmt=_number, day=_day, units=UNITS, awards=AWARD_TYPES)
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        response = await call_next(request)
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
+    @app.exception_handler(NotSignedIn)
+    async def to_sign_in(request: Request, _: NotSignedIn) -> Response:
+        if request.method in ("GET", "HEAD"):
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
+        return PlainTextResponse("sign in first", status_code=401)
+
+    @app.exception_handler(BadCsrf)
+    async def csrf_refused(request: Request, _: BadCsrf) -> Response:
+        return PlainTextResponse("refused: the form's CSRF token is missing or wrong; reload the page and try again", status_code=403)
+
+    def current(request: Request) -> Session:
+        found = session(queue, request.cookies.get(COOKIE))
+        if found is None:
+            raise NotSignedIn()
+        return found
+
+    async def posted(request: Request) -> tuple[Session, FormData]:
+        """The signed-in reviewer and the form, once its CSRF token matched."""
+        who = current(request)
+        form = await request.form()
+        token = form.get("csrf")
+        if not isinstance(token, str) or not secrets.compare_digest(token, who.csrf):
+            raise BadCsrf()
+        return who, form
+
+    def page(request: Request, name: str, who: Session | None, status_code: int = 200, **context: Any) -> HTMLResponse:
+        notice = NOTICES.get(request.query_params.get("notice", ""))
+        if request.query_params.get("notice") == "saved":
+            notice = _saved_notice(request.query_params)
+        base = {"reviewer": who.reviewer if who else None, "csrf": who.csrf if who else "", "notice": notice, "error": None}
+        return templates.TemplateResponse(request, name, base | context, status_code=status_code)
+
+    @app.get("/login", response_class=HTMLResponse)
+    def login_form(request: Request, next: str = "/") -> Response:
+        token = secrets.token_urlsafe(32)
+        response = page(request, "login.html", None, login_csrf=token, next=_local(next))
+        response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
+        return response
+
+    @app.post("/login")
+    async def login(request: Request) -> Response:
+        form = await request.form()
+        expected = request.cookies.get(LOGIN_COOKIE, "")
+        token = str(form.get("csrf", ""))
+        if not expected or not secrets.compare_digest(token, expected):
+            raise BadCsrf()
+        cookie = sign_in(queue, str(form.get("name", "")).strip(), str(form.get("secret", "")))
+        if cookie is None:
+            fresh = secrets.token_urlsafe(32)
+            response = page(request, "login.html", None, 401, login_csrf=fresh, next=_local(str(form.get("next", "/"))),
+                            error="Unknown reviewer or wrong token/password.")  # fmt: skip
+            response.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", max_age=3600)
+            return response
+        response = RedirectResponse(_local(str(form.get("next", "/"))), status_code=303)
+        response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", max_age=12 * 3600)
+        response.delete_cookie(LOGIN_COOKIE)
+        return response
+
+    @app.post("/logout")
+    async def logout(request: Request) -> Response:
+        await posted(request)
+        sign_out(queue, request.cookies.get(COOKIE, ""))
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(COOKIE)
+        return response
+
+    @app.get("/static/{name}")
+    def asset(request: Request, name: str) -> Response:
+        if name not in ASSETS:  # a fixed list: no path from the URL ever reaches the file system
+            return PlainTextResponse("not found", status_code=404)
+        if name not in PUBLIC_ASSETS:
+            current(request)
+        return FileResponse(HERE / "static" / name, media_type=ASSETS[name])
+
+    @app.get("/favicon.ico")
+    def favicon() -> Response:  # browsers ask for it on every page: answer without a 404 in their log
+        return Response(status_code=204)
+
+    @app.get("/", response_class=HTMLResponse)
+    def overview(request: Request, status: str | None = None, rule: str | None = None) -> Response:
+        who = current(request)
+        statuses = [ItemStatus(status)] if status in ItemStatus.__members__ else []
+        items = queue.items(statuses, rule or None, limit=LIST_LIMIT + 1)
+        return page(request, "overview.html", who, counts=queue.counts(), rules=queue.rule_counts(),
+                    items=items[:LIST_LIMIT], more=len(items) > LIST_LIMIT, status=statuses[0].value if statuses else None,
+                    rule=rule, now=queue.clock(), queue_path=str(queue.path))  # fmt: skip
+
+    @app.post("/next")
+    async def next_item(request: Request) -> Response:
+        who, _ = await posted(request)
+        item = queue.next_for(who.reviewer)
+        if item is None:
+            return RedirectResponse("/?notice=empty", status_code=303)
+        return RedirectResponse(f"/items/{item.id}", status_code=303)
+
+    def item_page(request: Request, who: Session, item_id: int, status_code: int = 200, error: str | None = None) -> Response:
+        try:
+            item = queue.get(item_id)
+        except QueueError as missing:
+            return page(request, "base.html", who, 404, error=str(missing))
+        document_error, text = None, None
+        try:
+            text = item_document(item, root).text
+        except DocumentError as problem:
+            document_error = str(problem)
+        holder = item.holder(queue.clock())
+        validation = item.extraction.validation
+        return page(
+            request, "item.html", who, status_code, error=error, item=item, view=item_view(item.extraction, text),
+            document_error=document_error, holder=holder, mine=holder == who.reviewer,
+            editable=holder == who.reviewer and not item.status.resolved and text is not None,
+            errors=len(validation.errors) if validation else 0, warnings=len(validation.warnings) if validation else 0,
+            audit=queue.audit(item.id),
+        )  # fmt: skip
+
+    @app.get("/items/{item_id}", response_class=HTMLResponse)
+    def show_item(request: Request, item_id: int) -> Response:
+        return item_page(request, current(request), item_id)
+
+    @app.post("/items/{item_id}/claim")
+    async def claim(request: Request, item_id: int) -> Response:
+        who, _ = await posted(request)
+        return _acted(lambda: queue.claim(item_id, who.reviewer), item_id, "claimed", request, who, item_page)
+
+    @app.post("/items/{item_id}/release")
+    async def release(request: Request, item_id: int) -> Response:
+        who, _ = await posted(request)
+        return _acted(lambda: queue.release(item_id, who.reviewer), item_id, "released", request, who, item_page)
+
+    @app.post("/items/{item_id}/save")
+    async def save(request: Request, item_id: int) -> Response:
+        who, form = await posted(request)
+        try:
+            item = queue.get(item_id)
+            version = _version(form)
+            document = item_document(item, root)
+            fields = {name: str(value) for name, value in form.multi_items() if "." in name}
+            corrected, changes = apply_edits(item.extraction, fields)
+            corrected.validation = validate(corrected, document)
+            before = {f.id for f in item.extraction.validation.findings} if item.extraction.validation else set()
+            after = {f.id for f in corrected.validation.findings}
+            queue.save(item_id, who.reviewer, version, corrected, changes)
+        except DocumentError as problem:
+            return item_page(request, who, item_id, 409, f"not saved: {problem}; corrections cannot be checked without it")
+        except Conflict as conflict:
+            return item_page(request, who, item_id, 409, str(conflict))
+        except (EditError, QueueError) as problem:
+            return item_page(request, who, item_id, 422, f"not saved: {problem}")
+        query = urlencode({"notice": "saved", "changed": len(changes), "resolved": len(before - after), "new": len(after - before)})
+        return RedirectResponse(f"/items/{item_id}?{query}", status_code=303)
+
+    async def resolve(request: Request, item_id: int, accept: bool) -> Response:
+        who, form = await posted(request)
+        reason = str(form.get("reason", ""))
+        action = "accepted" if accept else "rejected"
+        return _acted(lambda: queue.resolve(item_id, who.reviewer, _version(form), accept, reason), item_id, action,
+                      request, who, item_page)  # fmt: skip
+
+    @app.post("/items/{item_id}/accept")
+    async def accept(request: Request, item_id: int) -> Response:
+        return await resolve(request, item_id, True)
+
+    @app.post("/items/{item_id}/reject")
+    async def reject(request: Request, item_id: int) -> Response:
+        return await resolve(request, item_id, False)
+
+    return app
+
+
+def _acted(action: Callable[[], Item], item_id: int, notice: str, request: Request, who: Session,
+           item_page: Callable[..., Response]) -> Response:  # fmt: skip
+    """Do it and show the item (POST-redirect-GET), or show why it was refused."""
+    try:
+        action()
+    except Conflict as conflict:
+        return item_page(request, who, item_id, 409, str(conflict))
+    except QueueError as problem:
+        return item_page(request, who, item_id, 422, str(problem))
+    return RedirectResponse(f"/items/{item_id}?notice={notice}", status_code=303)
+
+
+def _version(form: FormData) -> int:
+    raw = str(form.get("version", ""))
+    if not raw.isdigit():
+        raise QueueError("the form has no version; reload the page")
+    return int(raw)
+
+
+def _saved_notice(query: Any) -> str:
+    numbers = {key: int(query.get(key, "0")) if query.get(key, "0").isdigit() else 0 for key in ("changed", "resolved", "new")}
+    return (f"Saved and re-validated: {numbers['changed']} fields changed, {numbers['resolved']} findings resolved, "
+            f"{numbers['new']} new.")  # fmt: skip
+
+
+def _local(target: str) -> str:
+    """Only paths on this server: a sign-in link cannot send the reviewer elsewhere."""
+    return target if target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
+
+
+def _number(value: Decimal | None) -> str:
+    return "" if value is None else format(value, "f")
+
+
+def _day(value: date | None) -> str:
+    return value.isoformat() if value else ""

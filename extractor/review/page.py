@@ -1,0 +1,131 @@
+"""What the review page shows for one item: the source text with every value's span marked, the
+values grouped as the note groups them, and each finding next to the values it involves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+
+from markupsafe import Markup
+
+from extractor.extraction import Extraction
+from extractor.queue.edits import ValueField, value_fields
+from extractor.validator import Finding
+from schemas.concepts import concept_words
+
+
+@dataclass
+class Row:
+    """One value: its form fields are named '<path>.value', '<path>.unit', '<path>.period.end'..."""
+
+    number: int
+    field: ValueField
+    label: str
+    mark: str | None  # the id of its span's <mark> in the source pane
+    findings: list[int] = field(default_factory=list)  # indexes into ItemView.findings
+
+    @property
+    def path(self) -> str:
+        return self.field.path
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.findings)
+
+
+@dataclass
+class Group:
+    key: str  # the owner path ('award_activity[0]') or the note part ('share_repurchases')
+    title: str
+    award: str | None  # None: the group has no award type to edit
+    rows: list[Row] = field(default_factory=list)
+
+
+@dataclass
+class ItemView:
+    groups: list[Group]
+    findings: list[tuple[Finding, list[int]]]  # each finding with the numbers of its rows
+    source: Markup
+
+
+def item_view(extraction: Extraction, text: str | None) -> ItemView:
+    """The page's parts; `text` None when the document cannot be read (values still shown)."""
+    fields = value_fields(extraction.note)
+    marks = _mark_ids(fields, text)
+    rows = [Row(n, f, _label(extraction, f), marks.get((f.amount.source.start, f.amount.source.end)) if f.amount.source else None)
+            for n, f in enumerate(fields, start=1)]  # fmt: skip
+    by_path = {row.path: row for row in rows}
+    findings: list[tuple[Finding, list[int]]] = []
+    validation = extraction.validation
+    ordered = sorted(validation.findings, key=lambda f: (f.severity != "error", f.rule)) if validation else []
+    for index, finding in enumerate(ordered):
+        involved = [by_path[ref.path].number for ref in finding.facts if ref.path in by_path]
+        for number in involved:
+            rows[number - 1].findings.append(index)
+        findings.append((finding, involved))
+    groups: dict[str, Group] = {}
+    for row in rows:
+        key = row.field.owner or row.path.split(".")[0].split("[")[0]
+        if key not in groups:
+            groups[key] = Group(key, _group_title(extraction, key), _owner_award(extraction, row.field))
+        groups[key].rows.append(row)
+    flagged = {row.mark for row in rows if row.flagged and row.mark}
+    source = _highlight(text, fields, marks, flagged) if text is not None else Markup("")
+    return ItemView(list(groups.values()), findings, source)
+
+
+def _label(extraction: Extraction, value: ValueField) -> str:
+    """A roll-forward value by its row as printed ('Vested · count'); others by their concept in words."""
+    if value.path.startswith("award_activity["):
+        table, rest = value.path[len("award_activity["):].split("].rows[")
+        row, measure = rest.split("].")
+        printed = extraction.note.award_activity[int(table)].rows[int(row)]
+        return f"{printed.label or printed.kind} · {measure.replace('_', ' ')}"
+    dims = ", ".join(f"{k} {v}" for k, v in sorted(value.fact.dims.items()) if k != "award")
+    return concept_words(value.fact.concept) + (f" ({dims})" if dims else "")
+
+
+def _group_title(extraction: Extraction, key: str) -> str:
+    note = extraction.note
+    if key.startswith("award_activity["):
+        table = note.award_activity[int(key[len("award_activity["):-1])]
+        return f"{table.title or 'Activity'} · {table.basis}"
+    part = key.split("[")[0].replace("_", " ")
+    return part[:1].upper() + part[1:]
+
+
+def _owner_award(extraction: Extraction, value: ValueField) -> str | None:
+    if value.owner is None:
+        return None
+    return value.fact.dims.get("award", "")
+
+
+def _mark_ids(fields: list[ValueField], text: str | None) -> dict[tuple[int, int], str]:
+    """An id per distinct span that lies inside the text and overlaps no earlier one."""
+    if text is None:
+        return {}
+    ids: dict[tuple[int, int], str] = {}
+    taken_until = -1
+    spans = sorted({(f.amount.source.start, f.amount.source.end) for f in fields if f.amount.source})
+    for start, end in spans:
+        if start >= taken_until and end <= len(text) and start < end:
+            ids[(start, end)] = f"m{start}"
+            taken_until = end
+    return ids
+
+
+def _highlight(text: str, fields: list[ValueField], marks: dict[tuple[int, int], str], flagged: set[str | None]) -> Markup:
+    paths: dict[str, list[str]] = {}
+    for f in fields:
+        if f.amount.source and (mark := marks.get((f.amount.source.start, f.amount.source.end))):
+            paths.setdefault(mark, []).append(f.path)
+    parts: list[str] = []
+    at = 0
+    for (start, end), mark in sorted(marks.items()):
+        parts.append(escape(text[at:start]))
+        css = "value flagged" if mark in flagged else "value"
+        parts.append(f'<mark id="{mark}" class="{css}" data-paths="{escape(" ".join(paths.get(mark, [])))}">'
+                     f"{escape(text[start:end])}</mark>")  # fmt: skip
+        at = end
+    parts.append(escape(text[at:]))
+    return Markup("".join(parts))
