@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench bench-bulk eval browser clean
+.PHONY: demo test bench bench-bulk eval browser review clean
 
 $(BIN)/extractor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,13 +12,14 @@ $(BIN)/extractor: pyproject.toml
 	touch $@
 
 ## demo: extract the bundled sample filings with the rules backend (no LLM, no key), score them against gold,
-##       run every bundled filing in bulk (out/run/: records, facts CSV and Parquet, failures, summary),
-##       then evaluate the rules backend on the 15-document heterogeneous suite (HTML report in out/eval/)
+##       run every bundled filing in bulk (out/run/: records, facts CSV and Parquet, failures, summary;
+##       the ones failing validation enter the correction queue out/queue.sqlite), list the queue, then evaluate the rules backend on the 15-document heterogeneous suite (HTML report in out/eval/)
 demo: $(BIN)/extractor
 	$(BIN)/extractor extract tests/fixtures/000_a279831d03f6579a.txt tests/fixtures/002_59f0e0194afd947c.txt --format table
 	$(BIN)/extractor extract tests/fixtures/000_a279831d03f6579a.txt tests/fixtures/002_59f0e0194afd947c.txt --format facts -o out/sample.facts.jsonl
 	$(BIN)/extractor score out/sample.facts.jsonl --gold evals/gold
 	$(BIN)/extractor run tests/fixtures/*.txt tests/fixtures/html tests/fixtures/edgar tests/fixtures/text evals/suites/heterogeneous/documents --out out/run
+	$(BIN)/extractor queue list
 	$(BIN)/extractor eval evals/suites/heterogeneous
 
 ## test: run the test suite (installs Debian's chromium for the report's browser test when run as root)
@@ -34,6 +35,11 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
 	  && (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
 	  || echo "note: chromium not installed (needs root and apt-get); the browser test will be skipped"; }
+
+## review: the correction queue in a browser at http://127.0.0.1:8000 (after make demo); prints a sign-in token for reviewer 'demo'
+review: $(BIN)/extractor
+	@$(BIN)/extractor queue add-reviewer demo --replace
+	$(BIN)/extractor review
 
 ## bench: the validator's mutation benchmark (detection rates per mutation and rule family)
 bench: $(BIN)/extractor

@@ -95,6 +95,10 @@ def test_reviewer_corrects_a_rollforward_error_and_accepts(review_server):
         assert page.locator("#help").is_visible()
         page.keyboard.press("Escape")
         assert not page.locator("#help").is_visible()
+        page.keyboard.press("j")
+        assert "active" in page.locator("tr.value-row").nth(1).get_attribute("class")
+        page.keyboard.press("k")
+        assert "active" in page.locator("tr.value-row").first.get_attribute("class")
 
         value = row.locator("input.number")
         assert value.input_value() == str(WRONG)

@@ -36,7 +36,8 @@ def export_gold(queue: Queue, suite: Path, root: Path, reviewer: str, item_ids: 
     items = [queue.get(i) for i in item_ids] if item_ids else queue.items([ItemStatus.accepted])
     result = Exported()
     for item in items:
-        entry_id = f"q{item.id}_{re.sub(r'[^A-Za-z0-9._-]+', '_', item.document_id)}"
+        stem = re.sub(r"\.(txt|html?|xml)$", "", item.document_id, flags=re.IGNORECASE)
+        entry_id = f"q{item.id}_{re.sub(r'[^A-Za-z0-9._-]+', '_', stem)}"
         if item.status is not ItemStatus.accepted:
             result.skipped.append(f"item {item.id}: {item.status.value}, not accepted")
             continue

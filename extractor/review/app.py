@@ -17,6 +17,7 @@ from urllib.parse import quote, urlencode
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
 from extractor.queue.documents import DocumentError, item_document
@@ -116,7 +117,8 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
         token = str(form.get("csrf", ""))
         if not expected or not secrets.compare_digest(token, expected):
             raise BadCsrf()
-        cookie = sign_in(queue, str(form.get("name", "")).strip(), str(form.get("secret", "")))
+        # scrypt takes tens of milliseconds on purpose: in a thread, so other reviewers' pages do not wait
+        cookie = await run_in_threadpool(sign_in, queue, str(form.get("name", "")).strip(), str(form.get("secret", "")))
         if cookie is None:
             fresh = secrets.token_urlsafe(32)
             response = page(request, "login.html", None, 401, login_csrf=fresh, next=_local(str(form.get("next", "/"))),
@@ -160,7 +162,7 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
     @app.post("/next")
     async def next_item(request: Request) -> Response:
         who, _ = await posted(request)
-        item = queue.next_for(who.reviewer)
+        item = await run_in_threadpool(queue.next_for, who.reviewer)
         if item is None:
             return RedirectResponse("/?notice=empty", status_code=303)
         return RedirectResponse(f"/items/{item.id}", status_code=303)
@@ -192,16 +194,21 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
     @app.post("/items/{item_id}/claim")
     async def claim(request: Request, item_id: int) -> Response:
         who, _ = await posted(request)
-        return _acted(lambda: queue.claim(item_id, who.reviewer), item_id, "claimed", request, who, item_page)
+        return await run_in_threadpool(_acted, lambda: queue.claim(item_id, who.reviewer), item_id, "claimed", request, who, item_page)
 
     @app.post("/items/{item_id}/release")
     async def release(request: Request, item_id: int) -> Response:
         who, _ = await posted(request)
-        return _acted(lambda: queue.release(item_id, who.reviewer), item_id, "released", request, who, item_page)
+        return await run_in_threadpool(_acted, lambda: queue.release(item_id, who.reviewer), item_id, "released", request, who, item_page)
 
     @app.post("/items/{item_id}/save")
     async def save(request: Request, item_id: int) -> Response:
         who, form = await posted(request)
+        return await run_in_threadpool(save_form, request, who, form, item_id)
+
+    def save_form(request: Request, who: Session, form: FormData, item_id: int) -> Response:
+        """Apply the form's changes, re-validate against the document, store the next version
+        (in a worker thread: loading and validating a long note takes tens of milliseconds)."""
         try:
             item = queue.get(item_id)
             version = _version(form)
@@ -225,8 +232,8 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
         who, form = await posted(request)
         reason = str(form.get("reason", ""))
         action = "accepted" if accept else "rejected"
-        return _acted(lambda: queue.resolve(item_id, who.reviewer, _version(form), accept, reason), item_id, action,
-                      request, who, item_page)  # fmt: skip
+        return await run_in_threadpool(_acted, lambda: queue.resolve(item_id, who.reviewer, _version(form), accept, reason),
+                                       item_id, action, request, who, item_page)  # fmt: skip
 
     @app.post("/items/{item_id}/accept")
     async def accept(request: Request, item_id: int) -> Response:

@@ -1,0 +1,161 @@
+"""The review app over HTTP (Starlette's test client, the real app): sign-in, CSRF, path
+confinement, stale saves between two reviewers, refused edits, and what every page sends."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from extractor.queue.reviewers import add_reviewer
+from extractor.queue.store import EntryReason, ItemStatus, Queue
+from extractor.review.app import create_app
+from fixture_paths import ROOT
+from review_seed import RIGHT, WRONG, WRONG_FIELD, seed_rollforward_error
+
+CSRF_RE = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+@pytest.fixture
+def setup(tmp_path):
+    queue = Queue(tmp_path / "queue.sqlite")
+    item_id = seed_rollforward_error(queue)
+    tokens = {name: add_reviewer(queue, name) for name in ("alice", "bob")}
+    return queue, item_id, tokens, create_app(queue, ROOT)
+
+
+def signed_in(app, name: str, token: str) -> tuple[TestClient, str]:
+    """A client with a session, and the session's CSRF token."""
+    client = TestClient(app, follow_redirects=False)
+    login = client.get("/login")
+    answer = client.post("/login", data={"csrf": CSRF_RE.search(login.text).group(1), "name": name, "secret": token, "next": "/"})
+    assert answer.status_code == 303 and answer.headers["location"] == "/"
+    return client, CSRF_RE.search(client.get("/").text).group(1)
+
+
+def test_every_route_but_sign_in_needs_a_session(setup):
+    queue, item_id, _, app = setup
+    client = TestClient(app, follow_redirects=False)
+    for path in ("/", f"/items/{item_id}", "/?status=open"):
+        answer = client.get(path)
+        assert answer.status_code == 303 and answer.headers["location"].startswith("/login?next=")
+        assert "002_59f0e0194afd947c" not in answer.text
+    for path in ("/next", f"/items/{item_id}/claim", f"/items/{item_id}/save", f"/items/{item_id}/accept",
+                 f"/items/{item_id}/reject", f"/items/{item_id}/release", "/logout"):  # fmt: skip
+        assert client.post(path, data={"csrf": "x", "version": "1"}).status_code == 401
+    assert client.get("/static/review.js").status_code == 303  # to sign-in, like every page
+    assert client.get("/static/review.css").status_code == 200  # the sign-in page's stylesheet
+    assert client.get("/login").status_code == 200
+    assert client.cookies.get("review_session") is None
+    forged = TestClient(app, follow_redirects=False, cookies={"review_session": "forged"})
+    assert forged.get("/").status_code == 303
+    assert queue.get(item_id).version == 1 and queue.get(item_id).claimed_by is None
+
+
+def test_sign_in_refuses_wrong_secrets_and_forged_forms(setup):
+    _, _, tokens, app = setup
+    client = TestClient(app, follow_redirects=False)
+    csrf = CSRF_RE.search(client.get("/login").text).group(1)
+    for name, secret in (("alice", tokens["bob"]), ("alice", ""), ("mallory", tokens["alice"])):
+        answer = client.post("/login", data={"csrf": csrf, "name": name, "secret": secret})
+        assert answer.status_code == 401 and "Unknown reviewer or wrong token/password" in answer.text
+        csrf = CSRF_RE.search(answer.text).group(1)
+    assert client.cookies.get("review_session") is None
+    fresh = TestClient(app, follow_redirects=False)  # no sign-in cookie: a form posted from another site
+    assert fresh.post("/login", data={"csrf": csrf, "name": "alice", "secret": tokens["alice"]}).status_code == 403
+    client.get("/login")
+    outside = client.post("/login", data={"csrf": CSRF_RE.search(client.get("/login").text).group(1), "name": "alice",
+                                          "secret": tokens["alice"], "next": "//evil.example/"})  # fmt: skip
+    assert outside.headers["location"] == "/"  # no redirect off the server
+
+
+def test_forms_without_the_right_csrf_token_are_refused(setup):
+    queue, item_id, tokens, app = setup
+    client, csrf = signed_in(app, "alice", tokens["alice"])
+    assert client.post(f"/items/{item_id}/claim", data={"csrf": csrf}).status_code == 303
+    change = {"version": "1", f"{WRONG_FIELD}.value": str(RIGHT)}
+    for form in (change, {**change, "csrf": ""}, {**change, "csrf": csrf[:-1] + "x"}):
+        answer = client.post(f"/items/{item_id}/save", data=form)
+        assert answer.status_code == 403 and "CSRF" in answer.text
+    bob, bob_csrf = signed_in(app, "bob", tokens["bob"])
+    assert client.post(f"/items/{item_id}/save", data={**change, "csrf": bob_csrf}).status_code == 403  # another session's
+    assert queue.get(item_id).version == 1
+    assert client.post(f"/items/{item_id}/save", data={**change, "csrf": csrf}).status_code == 303
+    assert queue.get(item_id).version == 2
+
+
+def test_document_paths_cannot_escape_the_root(setup, tmp_path):
+    queue, item_id, tokens, app = setup
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SALARY TABLE 123,456")
+    extraction = queue.get(item_id).extraction
+    client, _ = signed_in(app, "alice", tokens["alice"])
+    for number, ref in enumerate(("../../../../../../etc/passwd", str(secret), "/etc/passwd")):
+        moved = extraction.model_copy(update={"document_sha256": f"{number}" * 64})
+        escaped = queue.add(moved, ref, EntryReason.validation, "test")
+        page = client.get(f"/items/{escaped}")
+        assert page.status_code == 200
+        assert "outside the review root" in page.text and "root:" not in page.text and "SALARY" not in page.text
+        assert 'id="save"' in page.text and "disabled" in page.text  # nothing to check corrections against
+    for probe in ("/static/../../../etc/passwd", "/static/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/static/app.py"):
+        answer = client.get(probe)
+        assert answer.status_code == 404 and "root:" not in answer.text
+
+
+def test_a_stale_save_between_two_reviewers_is_refused_with_a_clear_message(setup, tmp_path):
+    queue, item_id, tokens, app = setup
+    alice, alice_csrf = signed_in(app, "alice", tokens["alice"])
+    bob, bob_csrf = signed_in(app, "bob", tokens["bob"])
+    assert 'name="version" value="1"' in bob.get(f"/items/{item_id}").text  # bob opens version 1, read only
+    assert alice.post("/next", data={"csrf": alice_csrf}).headers["location"] == f"/items/{item_id}"
+    held = bob.get(f"/items/{item_id}")
+    assert "Claimed by <strong>alice</strong>" in held.text
+    refused = bob.post(f"/items/{item_id}/save", data={"csrf": bob_csrf, "version": "1", f"{WRONG_FIELD}.value": "1"})
+    assert refused.status_code == 409 and "claimed by alice" in refused.text
+    saved = alice.post(f"/items/{item_id}/save", data={"csrf": alice_csrf, "version": "1", f"{WRONG_FIELD}.value": str(RIGHT)})
+    assert saved.status_code == 303
+    assert "1 fields changed, 4 findings resolved, 0 new" in alice.get(saved.headers["location"]).text
+    assert alice.post(f"/items/{item_id}/release", data={"csrf": alice_csrf}).status_code == 303
+    assert bob.post(f"/items/{item_id}/claim", data={"csrf": bob_csrf}).status_code == 303
+    stale = bob.post(f"/items/{item_id}/save", data={"csrf": bob_csrf, "version": "1", f"{WRONG_FIELD}.value": str(WRONG)})
+    assert stale.status_code == 409
+    assert "changed by alice" in stale.text and "(version 2) after you opened version 1" in stale.text
+    assert queue.get(item_id).extraction.note.award_activity[2].rows[2].count.value == RIGHT
+    stale_accept = bob.post(f"/items/{item_id}/accept", data={"csrf": bob_csrf, "version": "1", "reason": ""})
+    assert stale_accept.status_code == 409 and queue.get(item_id).status is ItemStatus.corrected
+
+
+def test_bad_corrections_and_reasonless_rejections_are_refused(setup):
+    queue, item_id, tokens, app = setup
+    client, csrf = signed_in(app, "alice", tokens["alice"])
+    client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
+    bad = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": "1O1000",
+                                                      f"{WRONG_FIELD}.unit": "<script>alert(1)</script>"})  # fmt: skip
+    assert bad.status_code == 422 and "&#39;1O1000&#39; is not a number" in bad.text
+    assert "<script>alert(1)" not in bad.text  # echoed input is escaped
+    nothing = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": str(WRONG)})
+    assert nothing.status_code == 422 and "nothing changed" in nothing.text
+    reject = client.post(f"/items/{item_id}/reject", data={"csrf": csrf, "version": "1", "reason": ""})
+    assert reject.status_code == 422 and "a reason is needed when rejecting" in reject.text
+    accept = client.post(f"/items/{item_id}/accept", data={"csrf": csrf, "version": "1", "reason": ""})
+    assert accept.status_code == 422 and "accepting with 3 error findings left" in accept.text
+    assert queue.get(item_id).status is ItemStatus.claimed and queue.get(item_id).version == 1
+    done = client.post(f"/items/{item_id}/reject", data={"csrf": csrf, "version": "1", "reason": "not the note"})
+    assert done.status_code == 303 and queue.get(item_id).status is ItemStatus.rejected
+    assert client.post("/next", data={"csrf": csrf}).headers["location"] == "/?notice=empty"
+
+
+def test_pages_forbid_outside_scripts_and_framing_and_show_counts(setup):
+    _, item_id, tokens, app = setup
+    client, _ = signed_in(app, "alice", tokens["alice"])
+    overview = client.get("/")
+    assert "default-src 'none'" in overview.headers["content-security-policy"]
+    assert overview.headers["x-frame-options"] == "DENY" and overview.headers["cache-control"] == "no-store"
+    assert re.search(r"rollforward\.count</a></th><td class=\"num\">1<", overview.text)  # open items by rule
+    page = client.get(f"/items/{item_id}").text
+    assert "http://" not in page and "https://" not in page and "<script>" not in page  # one local script file only
+    assert page.count('<mark id="m') >= 60 and 'class="value flagged"' in page  # every value's span, the wrong one flagged
+    assert client.get("/items/999").status_code == 404
+    assert client.get("/static/review.js").headers["content-type"].startswith("text/javascript")
