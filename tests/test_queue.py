@@ -28,7 +28,7 @@ from extractor.queue.settings import queue_path, resolve_queue_settings
 from extractor.queue.store import Conflict, ItemStatus, Queue, QueueError
 from extractor.validator import validate
 from fixture_paths import FIXTURES, ROOT, SEED_002
-from review_seed import RIGHT, WRONG, WRONG_FIELD, seed_rollforward_error
+from review_seed import RIGHT, WRONG_FIELD, seed_rollforward_error
 from schemas.concepts import to_facts
 
 SUITE_DOCS = ROOT / "evals" / "suites" / "heterogeneous" / "documents"

@@ -4,7 +4,6 @@ confinement, stale saves between two reviewers, refused edits, and what every pa
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient

@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
@@ -80,16 +80,33 @@ def resolve_config(
     flags: Mapping[str, Any], environ: Mapping[str, str] | None = None, config_file: Path | None = None
 ) -> LLMConfig:
     """Merge settings: flags (None = not given) over environment over the [llm] table of a TOML file."""
+    return merge_settings(LLMConfig, "llm", flags, ENVIRONMENT, environ, config_file)
+
+
+Settings = TypeVar("Settings", bound=BaseModel)
+
+
+def merge_settings(
+    model: type[Settings],
+    table: str,
+    flags: Mapping[str, Any],
+    environment: Mapping[str, str],
+    environ: Mapping[str, str] | None = None,
+    config_file: Path | None = None,
+) -> Settings:
+    """One table of extractor.toml, under the variables `environment` names, under the flags
+    (None = not given); ConfigError names the setting and the file."""
     environ = os.environ if environ is None else environ
     values: dict[str, Any] = {}
     path = config_file or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
     if path is not None:
-        values.update(read_toml(path, ConfigError).get("llm", {}))
-    values.update({field: environ[name] for name, field in ENVIRONMENT.items() if environ.get(name)})
+        values.update(read_toml(path, ConfigError).get(table, {}))
+    values.update({field: environ[name] for name, field in environment.items() if environ.get(name)})
     values.update({key: value for key, value in flags.items() if value is not None})
     try:
-        return LLMConfig.model_validate(values)
+        return model.model_validate(values)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(f"LLM setting '{where}': {first['msg']}" + (f" (from {path})" if path else "")) from error
+        label = "LLM setting" if table == "llm" else f"{table} setting"
+        raise ConfigError(f"{label} '{where}': {first['msg']}" + (f" (from {path})" if path else "")) from error

@@ -12,15 +12,13 @@ claim_minutes = 30                      # a claim expires after this; then anyon
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from extractor.llm.config import DEFAULT_CONFIG, ConfigError
-from extractor.tomlfile import read_toml
+from extractor.llm.config import ConfigError, merge_settings
 
 DEFAULT_QUEUE = "out/queue.sqlite"
 ENVIRONMENT = {"EXTRACTOR_QUEUE": "url", "EXTRACTOR_REVIEW_ROOT": "root"}
@@ -53,18 +51,6 @@ def resolve_queue_settings(
     flags: Mapping[str, Any], config_file: Path | None = None, environ: Mapping[str, str] | None = None
 ) -> QueueSettings:
     """Merge settings: flags (None = not given) over environment over the [queue] table."""
-    environ = os.environ if environ is None else environ
-    values: dict[str, Any] = {}
-    path = config_file or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
-    if path is not None:
-        values.update(read_toml(path, ConfigError).get("queue", {}))
-    values.update({field: environ[name] for name, field in ENVIRONMENT.items() if environ.get(name)})
-    values.update({key: value for key, value in flags.items() if value is not None})
-    try:
-        settings = QueueSettings.model_validate(values)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise ConfigError(f"queue setting '{where}': {first['msg']}" + (f" (from {path})" if path else "")) from error
+    settings = merge_settings(QueueSettings, "queue", flags, ENVIRONMENT, environ, config_file)
     settings.path  # noqa: B018 - a bad URL is said now, not at first use
     return settings
