@@ -85,7 +85,7 @@ def list_command(
       extractor queue list --status open --rule rollforward.count
     """
     store = open_queue(queue_settings(queue, config))
-    items = store.items(status, rule, limit)
+    items = store.items(status, rule, limit, brief=True)
     if as_json:
         for item in items:
             sys.stdout.write(json.dumps(_summary(item, store.clock())) + "\n")

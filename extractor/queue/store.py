@@ -157,6 +157,8 @@ create table if not exists sessions (
 );
 """
 
+BRIEF_COLUMNS = ("id, origin, document_id, document_ref, document_sha256, reason, entered_from, status, '' as extraction, "
+                 "errors, warnings, claimed_by, lease_until, version, resolution, accepted_findings, created, updated, updated_by")
 SYSTEM = "system"  # the reviewer name of entries no person made
 PRIORITY = "reason != 'validation'"  # validation errors first, then QA samples
 
@@ -238,9 +240,12 @@ class Queue:
             raise QueueError(f"there is no item {item_id} in {self.path}")
         return _item(row)
 
-    def items(self, statuses: Sequence[ItemStatus] = (), rule: str | None = None, limit: int | None = None) -> list[Item]:
-        """Items oldest first, optionally of some statuses and with a finding of `rule`."""
-        sql, args = "select * from items where 1", []
+    def items(self, statuses: Sequence[ItemStatus] = (), rule: str | None = None, limit: int | None = None,
+              brief: bool = False) -> list[Item]:  # fmt: skip
+        """Items oldest first, optionally of some statuses and with a finding of `rule`; `brief` leaves
+        out the extractions (a listing of thousands reads kilobytes, not megabytes)."""
+        columns = BRIEF_COLUMNS if brief else "*"
+        sql, args = f"select {columns} from items where 1", []
         if statuses:
             sql += f" and status in ({','.join('?' * len(statuses))})"
             args += [s.value for s in statuses]

@@ -154,7 +154,7 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
     def overview(request: Request, status: str | None = None, rule: str | None = None) -> Response:
         who = current(request)
         statuses = [ItemStatus(status)] if status in ItemStatus.__members__ else []
-        items = queue.items(statuses, rule or None, limit=LIST_LIMIT + 1)
+        items = queue.items(statuses, rule or None, limit=LIST_LIMIT + 1, brief=True)
         return page(request, "overview.html", who, counts=queue.counts(), rules=queue.rule_counts(),
                     items=items[:LIST_LIMIT], more=len(items) > LIST_LIMIT, status=statuses[0].value if statuses else None,
                     rule=rule, now=queue.clock(), queue_path=str(queue.path))  # fmt: skip
