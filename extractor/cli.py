@@ -33,7 +33,7 @@ from extractor.cli_options import (
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
 from extractor.gold_cli import gold_app
-from extractor.queue.feed import absolute_ref, entry_reason
+from extractor.queue.feed import absolute_ref, content_key, entry_reason
 from extractor.queue.store import Queue
 from extractor.queue_cli import open_queue, queue_app, queue_settings, review_command
 from extractor.run_cli import run_command
@@ -162,7 +162,7 @@ app.command("run")(run_command)  # listed after extract: bulk runs are the next 
 def _enqueue(review_queue: Queue, extractions: list[Extraction], qa_rate: float) -> None:
     """Failing extractions (and the QA sample of passing ones) into the correction queue."""
     entries = [(e, absolute_ref(e.document_path), reason) for e in extractions
-               if (reason := entry_reason(e, e.document_sha256, qa_rate)) is not None]  # fmt: skip
+               if (reason := entry_reason(e, content_key(e.document_path, e.document_sha256), qa_rate)) is not None]  # fmt: skip
     added = sum(1 for item in review_queue.add_many(entries, "extract") if item is not None) if entries else 0
     there = f" ({len(entries) - added} were there already)" if len(entries) > added else ""
     err.print(f"{added} extractions entered the review queue {escape(str(review_queue.path))}{there}")

@@ -100,13 +100,13 @@ def list_command(
     for column in ("id", "status", "document", "entered", "errors", "warnings", "claimed by", "version", "updated"):
         table.add_column(column, justify="right" if column in ("id", "errors", "warnings", "version") else "left", overflow="fold")
     for item in items:
-        table.add_row(str(item.id), item.status.value, escape(item.document_id), item.reason.value, str(item.errors),
+        table.add_row(str(item.id), item.shown_status(store.clock()).value, escape(item.document_id), item.reason.value, str(item.errors),
                       str(item.warnings), escape(item.holder(store.clock()) or ""), str(item.version), clock_time(item.updated))  # fmt: skip
     console.print(table)
 
 
 def _summary(item: Item, now: float) -> dict[str, object]:
-    return {"id": item.id, "status": item.status.value, "document_id": item.document_id, "document_ref": item.document_ref,
+    return {"id": item.id, "status": item.shown_status(now).value, "document_id": item.document_id, "document_ref": item.document_ref,
             "reason": item.reason.value, "errors": item.errors, "warnings": item.warnings, "claimed_by": item.holder(now),
             "version": item.version, "updated": item.updated}  # fmt: skip
 
@@ -132,7 +132,7 @@ def show_command(
         return
     console = Console(width=None if sys.stdout.isatty() else 150)
     holder = item.holder(store.clock())
-    console.print(f"item {item.id} · {item.status.value} · version {item.version} · entered: {item.reason.value} ({escape(item.entered_from)})")
+    console.print(f"item {item.id} · {item.shown_status(store.clock()).value} · version {item.version} · entered: {item.reason.value} ({escape(item.entered_from)})")
     console.print(f"document {escape(item.document_id)}: {escape(item.document_ref)}")
     if holder:
         console.print(f"claimed by {escape(holder)} until {clock_time(item.lease_until)}")

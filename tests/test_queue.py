@@ -117,7 +117,8 @@ def test_an_expired_claim_can_be_taken_over_and_the_old_holder_cannot_save(queue
         queue.claim(item_id, "bob")
     assert queue.next_for("bob") is None  # nothing else waits
     clock.now += 601
-    assert queue.counts()[ItemStatus.open] == 1  # an expired claim counts as open
+    assert queue.counts()[ItemStatus.open] == 1  # an expired claim counts as open, and is listed as open
+    assert [i.id for i in queue.items([ItemStatus.open])] == [item_id] and not queue.items([ItemStatus.claimed])
     taken = queue.claim(item_id, "bob")
     assert taken.claimed_by == "bob"
     assert queue.audit(item_id)[-1].action == "taken_over" and "alice's claim had expired" in queue.audit(item_id)[-1].note
@@ -125,6 +126,10 @@ def test_an_expired_claim_can_be_taken_over_and_the_old_holder_cannot_save(queue
     with pytest.raises(Conflict, match="claimed by bob"):
         queue.save(item_id, "alice", taken.version, fixed, changes)
     assert queue.save(item_id, "bob", taken.version, fixed, changes).version == 2
+    clock.now += 601  # bob's claim runs out too: the item is open again, and carol may resolve it
+    assert queue.get(item_id).holder(clock.now) is None and queue.get(item_id).status is ItemStatus.corrected
+    queue.resolve(item_id, "carol", 2, accept=False, reason="not the note")
+    assert [(e.action, e.reviewer) for e in queue.audit(item_id)][-2:] == [("taken_over", "carol"), ("rejected", "carol")]
 
 
 def test_next_item_prefers_own_claim_then_validation_errors(queue):
@@ -188,6 +193,8 @@ def test_edits_set_values_units_periods_and_award_types(queue):
     for expected in ("'12x' is not a number", "'euros' is not a unit", "award_activity[9].award: no such field",
                      "'31/07/2018' is not a date", "'warrant' is not an award type"):  # fmt: skip
         assert expected in message
+    with pytest.raises(EditError, match="out of range"):
+        apply_edits(extraction, {f"{WRONG_FIELD}.value": "1e1000000"})
     with pytest.raises(EditError, match="either an instant or has an end date"):
         apply_edits(extraction, {f"{WRONG_FIELD}.period.end": ""})  # a flow with no end is no period
 
@@ -251,9 +258,12 @@ def test_accepted_items_export_as_gold_that_the_eval_harness_scores(tmp_path, qu
     suite = tmp_path / "reviewed"
     assert export_gold(queue, suite, tmp_path.parent.parent, "carol").written == [f"q{quirk_id}_002_59f0e0194afd947c"]
     queue.resolve(item_id, "alice", 2, accept=True, reason="")
-    result = export_gold(queue, suite, Path("/"), "carol")
+    result = export_gold(queue, suite, Path("/"), "carol", [item_id, item_id])  # named twice: written once
     assert result.written == [f"q{item_id}_002_59f0e0194afd947c"]
-    assert result.skipped == [f"item {quirk_id}: in the suite already as q{quirk_id}_002_59f0e0194afd947c"]
+    again = export_gold(queue, suite, Path("/"), "carol")
+    assert again.written == [] and len(again.skipped) == 2 and all("in the suite already" in note for note in again.skipped)
+    assert export_gold(queue, tmp_path / "empty", Path("/"), "carol", [rejected]).skipped == [f"item {rejected}: rejected, not accepted"]
+    assert not (tmp_path / "empty" / "suite.toml").exists()
 
     loaded = load_suite(suite)
     corrected_doc, quirk_doc = sorted(loaded.documents, key=lambda d: d.id != f"q{item_id}_002_59f0e0194afd947c")

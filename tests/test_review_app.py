@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import re
 
+import lxml.html
 import pytest
 from starlette.testclient import TestClient
 
+from extractor.backends import rules
+from extractor.loaders import load
+from extractor.queue.edits import value_fields
+from extractor.queue.feed import absolute_ref
 from extractor.queue.reviewers import add_reviewer
 from extractor.queue.store import EntryReason, ItemStatus, Queue
 from extractor.review.app import create_app
-from fixture_paths import ROOT
+from extractor.validator import validate
+from fixture_paths import ROOT, SEED_000
 from review_seed import RIGHT, WRONG, WRONG_FIELD, seed_rollforward_error
 
 CSRF_RE = re.compile(r'name="csrf" value="([^"]+)"')
@@ -90,15 +96,18 @@ def test_document_paths_cannot_escape_the_root(setup, tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("SALARY TABLE 123,456")
     extraction = queue.get(item_id).extraction
-    client, _ = signed_in(app, "alice", tokens["alice"])
+    client, csrf = signed_in(app, "alice", tokens["alice"])
     for number, ref in enumerate(("../../../../../../etc/passwd", str(secret), "/etc/passwd")):
         moved = extraction.model_copy(update={"document_sha256": f"{number}" * 64})
         escaped = queue.add(moved, ref, EntryReason.validation, "test")
+        assert client.post(f"/items/{escaped}/claim", data={"csrf": csrf}).status_code == 303
         page = client.get(f"/items/{escaped}")
-        assert page.status_code == 200
+        assert page.status_code == 200 and "You hold this item" in page.text
         assert "outside the review root" in page.text and "root:" not in page.text and "SALARY" not in page.text
-        assert 'id="save"' in page.text and "disabled" in page.text  # nothing to check corrections against
-    for probe in ("/static/../../../etc/passwd", "/static/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/static/app.py"):
+        assert "<fieldset disabled>" in page.text  # held, yet not editable: nothing to check corrections against
+        save = client.post(f"/items/{escaped}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": "1"})
+        assert save.status_code == 409 and "outside the review root" in save.text and queue.get(escaped).version == 1
+    for probe in ("/static/..%2F..%2F..%2Fetc%2Fpasswd", "/static/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/static/app.py", "/static/"):
         answer = client.get(probe)
         assert answer.status_code == 404 and "root:" not in answer.text
 
@@ -158,3 +167,47 @@ def test_pages_forbid_outside_scripts_and_framing_and_show_counts(setup):
     assert page.count('<mark id="m') >= 60 and 'class="value flagged"' in page  # every value's span, the wrong one flagged
     assert client.get("/items/999").status_code == 404
     assert client.get("/static/review.js").headers["content-type"].startswith("text/javascript")
+
+
+def test_a_long_note_saves_with_its_whole_form(tmp_path):
+    """Seed 000 has over 200 values: its edit form sends over 1,000 fields, all of them posted back."""
+    queue = Queue(tmp_path / "queue.sqlite")
+    document = load(SEED_000)
+    extraction = rules.extract(document)
+    extraction.validation = validate(extraction, document)
+    item_id = queue.add(extraction, absolute_ref(str(SEED_000)), EntryReason.qa_sample, "test")
+    client, csrf = signed_in(create_app(queue, ROOT), "alice", add_reviewer(queue, "alice"))
+    client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
+    page = lxml.html.fromstring(client.get(f"/items/{item_id}").text)
+    form = dict(page.get_element_by_id("edit").form_values())  # every field the browser would post
+    first = value_fields(extraction.note)[0].path
+    form[f"{first}.value"] = "1"
+    assert len(form) > 1000
+    saved = client.post(f"/items/{item_id}/save", data=form)
+    assert saved.status_code == 303, saved.text[:300]
+    assert [e.field for e in queue.audit(item_id) if e.action == "corrected"] == [f"{first}.value"]
+
+
+def test_guessing_a_token_is_refused_after_ten_failures(setup):
+    _, _, tokens, app = setup
+    client = TestClient(app, follow_redirects=False)
+    for _ in range(10):
+        csrf = CSRF_RE.search(client.get("/login").text).group(1)
+        assert client.post("/login", data={"csrf": csrf, "name": "alice", "secret": "guess"}).status_code == 401
+    csrf = CSRF_RE.search(client.get("/login").text).group(1)
+    refused = client.post("/login", data={"csrf": csrf, "name": "alice", "secret": tokens["alice"]})
+    assert refused.status_code == 429 and "too many failed sign-ins" in refused.text
+    signed_in(app, "bob", tokens["bob"])  # other names are not held up
+
+
+def test_malformed_forms_get_clear_refusals_not_server_errors(setup):
+    queue, item_id, tokens, app = setup
+    client, csrf = signed_in(app, "alice", tokens["alice"])
+    client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
+    assert client.post(f"/items/{item_id}/save", data={"csrf": "é", "version": "1"}).status_code == 403
+    odd = client.post(f"/items/{item_id}/accept", data={"csrf": csrf, "version": "²", "reason": "x"})
+    assert odd.status_code == 422 and "the form has no version" in odd.text
+    huge = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": "1e1000000"})
+    assert huge.status_code == 422 and "out of range" in huge.text
+    assert client.get(f"/items/{item_id}?notice=saved&changed=²").status_code == 200
+    assert queue.get(item_id).version == 1

@@ -30,6 +30,7 @@ from schemas.values import Amount, AwardType, Unit
 UNITS: tuple[str, ...] = get_args(Unit)
 AWARD_TYPES: tuple[str, ...] = get_args(AwardType)
 PERIOD_PARTS = ("instant", "start", "end")
+MAX_EXPONENT = 24
 _STEP_RE = re.compile(r"([a-z_]+)(?:\[(\d+)\])?")
 
 
@@ -141,6 +142,8 @@ def _number(text: str) -> Decimal:
         raise ValueError(f"{text!r} is not a number") from None
     if not number.is_finite():
         raise ValueError(f"{text!r} is not a number")
+    if number and not -MAX_EXPONENT <= number.adjusted() <= MAX_EXPONENT:
+        raise ValueError(f"{text!r} is out of range (no amount in a filing has more than {MAX_EXPONENT} digits)")
     return number
 
 

@@ -1,7 +1,8 @@
 """How extractions enter the queue: every one that fails validation, and a sample of those that pass.
 
-The sample is drawn from the document's content hash, not a random generator, so a resumed run
-or a second `extract` samples the same documents, and the rate is met over any large batch.
+The sample is drawn from the SHA-256 of the file's bytes (the bulk manifest's key), not a random
+generator, so a resumed run, a second run or `extract --queue` sample the same documents, and the
+rate is met over any large batch.
 """
 
 from __future__ import annotations
@@ -33,6 +34,15 @@ def entry_reason(extraction: Extraction, key: str, qa_rate: float) -> EntryReaso
     if extraction.validation is not None and not extraction.validation.passed:
         return EntryReason.validation
     return EntryReason.qa_sample if qa_sampled(key, qa_rate) else None
+
+
+def content_key(path: str, fallback: str) -> str:
+    """The SHA-256 of the file's bytes, as bulk runs key documents; `fallback` if it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return fallback
 
 
 def absolute_ref(ref: str, root: str | None = None) -> str:

@@ -30,11 +30,16 @@ class Exported:
 
 
 def export_gold(queue: Queue, suite: Path, root: Path, reviewer: str, item_ids: list[int] | None = None) -> Exported:
-    """Write every accepted item (or those of `item_ids`) not yet in the suite; the suite must load after."""
+    """Write every accepted item (or those of `item_ids`) not yet in the suite. The new manifest is
+    written beside the old one, loaded as a suite, and only then put in its place and audited."""
     manifest = suite / MANIFEST
+    if suite.exists() and not suite.is_dir():
+        raise QueueError(f"{suite} is a file; name a suite folder (it is created when missing)")
     listed = _listed_ids(manifest)
-    items = [queue.get(i) for i in item_ids] if item_ids else queue.items([ItemStatus.accepted])
+    wanted = list(dict.fromkeys(item_ids)) if item_ids else None
+    items = [queue.get(i) for i in wanted] if wanted else queue.items([ItemStatus.accepted])
     result = Exported()
+    entries: list[tuple[Item, str, str]] = []
     for item in items:
         stem = re.sub(r"\.(txt|html?|xml)$", "", item.document_id, flags=re.IGNORECASE)
         entry_id = f"q{item.id}_{re.sub(r'[^A-Za-z0-9._-]+', '_', stem)}"
@@ -45,16 +50,29 @@ def export_gold(queue: Queue, suite: Path, root: Path, reviewer: str, item_ids: 
             result.skipped.append(f"item {item.id}: in the suite already as {entry_id}")
             continue
         try:
-            _write_document(queue, item, suite, entry_id, root)
+            entries.append((item, entry_id, _write_document(queue, item, suite, entry_id, root)))
         except QueueError as error:
             result.skipped.append(f"item {item.id}: {error}")
             continue
+        listed.add(entry_id)
+    if not entries:
+        return result
+    staged = suite / f".{MANIFEST}.new"
+    header = "" if manifest.exists() else (
+        f"[suite]\nname = {json.dumps(suite.name)}\ndescription = \"Extractions reviewed and accepted in the correction queue "
+        "(extractor queue export-gold); each document's provenance is in gold/<id>.provenance.json\"\n"
+    )  # fmt: skip
+    old = manifest.read_text(encoding="utf-8") if manifest.exists() else ""
+    staged.write_text(old + header + "".join(entry for _, _, entry in entries), encoding="utf-8")
+    try:
+        load_suite(staged)
+    except SuiteError as error:
+        staged.unlink()
+        raise QueueError(f"the suite would not load with these documents, so nothing was added to {manifest}: {error}") from error
+    staged.replace(manifest)
+    for item, entry_id, _ in entries:
         queue.record(item.id, reviewer, "exported", f"gold {manifest} [{entry_id}]")
         result.written.append(entry_id)
-    try:
-        load_suite(suite)
-    except SuiteError as error:
-        raise QueueError(f"the suite written does not load: {error}") from error
     return result
 
 
@@ -65,7 +83,8 @@ def _listed_ids(manifest: Path) -> set[str]:
     return {str(entry.get("id")) for entry in data.get("documents", [])}
 
 
-def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: Path) -> None:
+def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: Path) -> str:
+    """The item's files in the suite; returns its [[documents]] entry for the manifest."""
     document = item_document(item, root)  # refuses a changed file: its spans would point elsewhere
     data = document_bytes(item.document_ref, root)
     archive, member = split_ref(item.document_ref)
@@ -101,10 +120,4 @@ def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: 
     lines += [f"{key} = {json.dumps(path.as_posix())}" for key, path in paths.items() if key != "provenance"]
     lines += [f"format = {json.dumps(document.format)}", f"source = {json.dumps(source, ensure_ascii=False)}",
               'tags = ["reviewed"]']  # fmt: skip
-    manifest = suite / MANIFEST
-    header = "" if manifest.exists() else (
-        f"[suite]\nname = {json.dumps(suite.name)}\ndescription = \"Extractions reviewed and accepted in the correction queue "
-        "(extractor queue export-gold); each document's provenance is in gold/<id>.provenance.json\"\n"
-    )  # fmt: skip
-    with manifest.open("a", encoding="utf-8") as handle:
-        handle.write(header + "\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"

@@ -95,6 +95,10 @@ class Item:
     def extraction(self) -> Extraction:
         return Extraction.model_validate_json(self.extraction_json)
 
+    def shown_status(self, now: float) -> ItemStatus:
+        """The status a reviewer sees: a claim that ran out is open again."""
+        return ItemStatus.open if self.status is ItemStatus.claimed and self.holder(now) is None else self.status
+
     def holder(self, now: float) -> str | None:
         """Who holds a live claim now (None when unclaimed or the lease ran out)."""
         if self.claimed_by is None or self.lease_until is None or self.lease_until <= now:
@@ -246,8 +250,10 @@ class Queue:
         out the extractions (a listing of thousands reads kilobytes, not megabytes)."""
         columns = BRIEF_COLUMNS if brief else "*"
         sql, args = f"select {columns} from items where 1", []
-        if statuses:
-            sql += f" and status in ({','.join('?' * len(statuses))})"
+        if statuses:  # a claim that ran out is open again
+            now = self.clock()
+            shown = f"case when status = 'claimed' and lease_until <= {now!r} then 'open' else status end"
+            sql += f" and {shown} in ({','.join('?' * len(statuses))})"
             args += [s.value for s in statuses]
         if rule:
             sql += " and id in (select item_id from item_rules where rule = ?)"
@@ -300,9 +306,7 @@ class Queue:
                 (reviewer, now + self.lease_seconds, status.value, now, item_id),
             )
             if holder != reviewer:
-                took_over = item.claimed_by is not None and item.claimed_by != reviewer
-                note = f"{item.claimed_by}'s claim had expired" if took_over else None
-                _audit(db, item_id, now, reviewer, "taken_over" if took_over else "claimed", item.version, note=note)
+                _audit_claim(db, item, reviewer, now)
         return self.get(item_id)
 
     def next_for(self, reviewer: str) -> Item | None:
@@ -398,6 +402,8 @@ class Queue:
         holder = item.holder(now)
         if holder is not None and holder != reviewer:
             raise Conflict(f"item {item_id} is claimed by {holder} until {clock_time(item.lease_until)}; nothing was saved")
+        if holder is None:  # unclaimed, or a claim ran out: claimed now, in this transaction, and said so
+            _audit_claim(db, item, reviewer, now)
         return item
 
 
@@ -430,6 +436,12 @@ def _refuse_resolved(item: Item) -> None:
     if item.status.resolved:
         raise Conflict(f"item {item.id} was {item.status.value} by {item.updated_by} at {clock_time(item.updated)}; "
                        "it takes no more changes")  # fmt: skip
+
+
+def _audit_claim(db: sqlite3.Connection, item: Item, reviewer: str, now: float) -> None:
+    took_over = item.claimed_by is not None and item.claimed_by != reviewer
+    note = f"{item.claimed_by}'s claim had expired" if took_over else None
+    _audit(db, item.id, now, reviewer, "taken_over" if took_over else "claimed", item.version, note=note)
 
 
 def _set_rules(db: sqlite3.Connection, item_id: int, extraction: Extraction) -> None:

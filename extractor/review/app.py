@@ -7,6 +7,7 @@ forbid framing and any script or style not served from here.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from datetime import date
 from decimal import Decimal
@@ -33,6 +34,8 @@ LOGIN_COOKIE = "review_login_csrf"
 PUBLIC_ASSETS = {"review.css"}  # the sign-in page's stylesheet: no data in it
 ASSETS = {"review.css": "text/css", "review.js": "text/javascript"}
 LIST_LIMIT = 500
+MAX_FIELDS = 100_000  # the edit form sends five fields per value; a long note has hundreds of values
+FAILURE_LIMIT, FAILURE_WINDOW = 10, 600  # failed sign-ins per name per 10 minutes before refusing more
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -50,6 +53,21 @@ NOTICES = {
 }
 
 
+class FailedSignIns:
+    """Failed sign-ins per name in this process: guessing a token is refused after a few tries."""
+
+    def __init__(self) -> None:
+        self._times: dict[str, list[float]] = {}
+
+    def too_many(self, name: str) -> bool:
+        recent = [t for t in self._times.get(name, []) if t > time.monotonic() - FAILURE_WINDOW]
+        self._times[name] = recent
+        return len(recent) >= FAILURE_LIMIT
+
+    def add(self, name: str) -> None:
+        self._times.setdefault(name, []).append(time.monotonic())
+
+
 class NotSignedIn(Exception):
     pass
 
@@ -61,6 +79,7 @@ class BadCsrf(Exception):
 def create_app(queue: Queue, root: Path) -> FastAPI:
     """The app over `queue`, reading documents from below `root` only."""
     app = FastAPI(title="Review queue", docs_url=None, redoc_url=None, openapi_url=None)
+    failures = FailedSignIns()
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals.update(when=clock_time, fmt=_number, day=_day, units=UNITS, awards=AWARD_TYPES)
 
@@ -90,9 +109,9 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
     async def posted(request: Request) -> tuple[Session, FormData]:
         """The signed-in reviewer and the form, once its CSRF token matched."""
         who = current(request)
-        form = await request.form()
+        form = await request.form(max_fields=MAX_FIELDS)
         token = form.get("csrf")
-        if not isinstance(token, str) or not secrets.compare_digest(token, who.csrf):
+        if not isinstance(token, str) or not secrets.compare_digest(token.encode(), who.csrf.encode()):
             raise BadCsrf()
         return who, form
 
@@ -115,11 +134,15 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
         form = await request.form()
         expected = request.cookies.get(LOGIN_COOKIE, "")
         token = str(form.get("csrf", ""))
-        if not expected or not secrets.compare_digest(token, expected):
+        if not expected or not secrets.compare_digest(token.encode(), expected.encode()):
             raise BadCsrf()
+        name = str(form.get("name", "")).strip()
+        if failures.too_many(name):
+            return PlainTextResponse(f"too many failed sign-ins for this name; try again in {FAILURE_WINDOW // 60} minutes", status_code=429)
         # scrypt takes tens of milliseconds on purpose: in a thread, so other reviewers' pages do not wait
-        cookie = await run_in_threadpool(sign_in, queue, str(form.get("name", "")).strip(), str(form.get("secret", "")))
+        cookie = await run_in_threadpool(sign_in, queue, name, str(form.get("secret", "")))
         if cookie is None:
+            failures.add(name)
             fresh = secrets.token_urlsafe(32)
             response = page(request, "login.html", None, 401, login_csrf=fresh, next=_local(str(form.get("next", "/"))),
                             error="Unknown reviewer or wrong token/password.")  # fmt: skip
@@ -260,13 +283,13 @@ def _acted(action: Callable[[], Item], item_id: int, notice: str, request: Reque
 
 def _version(form: FormData) -> int:
     raw = str(form.get("version", ""))
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):
         raise QueueError("the form has no version; reload the page")
     return int(raw)
 
 
 def _saved_notice(query: Any) -> str:
-    numbers = {key: int(query.get(key, "0")) if query.get(key, "0").isdigit() else 0 for key in ("changed", "resolved", "new")}
+    numbers = {key: int(raw) if (raw := query.get(key, "0")).isascii() and raw.isdigit() else 0 for key in ("changed", "resolved", "new")}
     return (f"Saved and re-validated: {numbers['changed']} fields changed, {numbers['resolved']} findings resolved, "
             f"{numbers['new']} new.")  # fmt: skip
 
