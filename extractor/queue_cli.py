@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from extractor.cli_options import ConfigOption, err
+from extractor.cli_options import err
 from extractor.llm.config import ConfigError
 from extractor.queue.documents import item_document
 from extractor.queue.edits import apply_edits
@@ -32,8 +32,9 @@ queue_app = typer.Typer(
     help="The correction queue: extractions that failed validation (or were sampled for QA), for people to fix.",
 )
 
-QueueUrlOption = Annotated[str | None, typer.Option("--queue", help="The queue: a SQLite file or sqlite:///path URL (default: [queue] url in extractor.toml, env EXTRACTOR_QUEUE, else out/queue.sqlite).")]
-RootOption = Annotated[Path | None, typer.Option(help="Documents are read only from below this folder (default: [queue] root, env EXTRACTOR_REVIEW_ROOT, else the working folder).")]
+QueueUrlOption = Annotated[str | None, typer.Option("--queue", help="The queue: a SQLite file or sqlite:///path URL (default: url in extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite).")]
+RootOption = Annotated[Path | None, typer.Option(help="Documents are read only from below this folder (default: root in extractor.toml's queue table, env EXTRACTOR_REVIEW_ROOT, else the working folder).")]
+ConfigOption = Annotated[Path | None, typer.Option(help="TOML file whose queue table sets url, root, qa_rate and claim_minutes (default: ./extractor.toml if present).")]
 ReviewerOption = Annotated[str, typer.Option(help="Who is acting, for claims and the audit log (default: your login name).")]
 
 
@@ -223,6 +224,8 @@ def resolve_command(
             item = store.save(item_id, reviewer, expected, corrected, changes)
             expected = item.version
             err.print(f"saved version {item.version}: {len(changes)} fields changed; {len(corrected.validation.errors)} errors left")
+        if accept:  # gold must come from a document that is still there, unchanged
+            item_document(item, settings.root)
         item = store.resolve(item_id, reviewer, expected, accept, reason)
     except (QueueError, ValueError) as error:
         raise _refused(error) from error  # type: ignore[arg-type]
@@ -252,7 +255,10 @@ def export_gold_command(
         raise typer.Exit(code=2) from error
     for note in result.skipped:
         err.print(f"[yellow]skipped[/yellow] {escape(note)}")
-    err.print(f"wrote {len(result.written)} gold documents to {escape(str(suite))}" + (f": {', '.join(result.written)}" if result.written else ""))
+    if not result.written:
+        err.print("nothing to export: no accepted item that is not in the suite already" + (" among those named" if item else ""))
+    else:
+        err.print(f"wrote {len(result.written)} gold documents to {escape(str(suite))}: {', '.join(result.written)}")
     if result.written:
         err.print(f"score against them: extractor eval {escape(str(suite))}")
     if any("not accepted" not in note and "already" not in note for note in result.skipped):

@@ -107,6 +107,8 @@ def test_document_paths_cannot_escape_the_root(setup, tmp_path):
         assert "<fieldset disabled>" in page.text  # held, yet not editable: nothing to check corrections against
         save = client.post(f"/items/{escaped}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": "1"})
         assert save.status_code == 409 and "outside the review root" in save.text and queue.get(escaped).version == 1
+        accept = client.post(f"/items/{escaped}/accept", data={"csrf": csrf, "version": "1", "reason": "looks fine"})
+        assert accept.status_code == 409 and "not accepted" in accept.text and queue.get(escaped).status is ItemStatus.claimed
     for probe in ("/static/..%2F..%2F..%2Fetc%2Fpasswd", "/static/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/static/app.py", "/static/"):
         answer = client.get(probe)
         assert answer.status_code == 404 and "root:" not in answer.text
@@ -166,6 +168,7 @@ def test_pages_forbid_outside_scripts_and_framing_and_show_counts(setup):
     assert "http://" not in page and "https://" not in page and "<script>" not in page  # one local script file only
     assert page.count('<mark id="m') >= 60 and 'class="value flagged"' in page  # every value's span, the wrong one flagged
     assert client.get("/items/999").status_code == 404
+    assert client.get("/items/abc").status_code == 404 and "not found" in client.get("/items/abc").text
     assert client.get("/static/review.js").headers["content-type"].startswith("text/javascript")
 
 

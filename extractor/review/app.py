@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
@@ -81,7 +82,7 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
     app = FastAPI(title="Review queue", docs_url=None, redoc_url=None, openapi_url=None)
     failures = FailedSignIns()
     templates = Jinja2Templates(directory=HERE / "templates")
-    templates.env.globals.update(when=clock_time, fmt=_number, day=_day, units=UNITS, awards=AWARD_TYPES)
+    templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES)
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -95,6 +96,10 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return RedirectResponse(f"/login?next={quote(target)}", status_code=303)
         return PlainTextResponse("sign in first", status_code=401)
+
+    @app.exception_handler(RequestValidationError)
+    async def not_found(request: Request, _: RequestValidationError) -> Response:
+        return PlainTextResponse("not found: item numbers are whole numbers", status_code=404)
 
     @app.exception_handler(BadCsrf)
     async def csrf_refused(request: Request, _: BadCsrf) -> Response:
@@ -195,16 +200,17 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
             item = queue.get(item_id)
         except QueueError as missing:
             return page(request, "base.html", who, 404, error=str(missing))
-        document_error, text = None, None
+        document_error, text, document_format = None, None, ""
         try:
-            text = item_document(item, root).text
+            document = item_document(item, root)
+            text, document_format = document.text, document.format
         except DocumentError as problem:
             document_error = str(problem)
         holder = item.holder(queue.clock())
         validation = item.extraction.validation
         return page(
             request, "item.html", who, status_code, error=error, item=item, view=item_view(item.extraction, text),
-            document_error=document_error, holder=holder, mine=holder == who.reviewer,
+            document_error=document_error, document_format=document_format, holder=holder, mine=holder == who.reviewer,
             editable=holder == who.reviewer and not item.status.resolved and text is not None,
             errors=len(validation.errors) if validation else 0, warnings=len(validation.warnings) if validation else 0,
             audit=queue.audit(item.id),
@@ -254,6 +260,11 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
     async def resolve(request: Request, item_id: int, accept: bool) -> Response:
         who, form = await posted(request)
         reason = str(form.get("reason", ""))
+        if accept:  # gold must come from a document someone could see
+            try:
+                await run_in_threadpool(item_document, queue.get(item_id), root)
+            except QueueError as problem:
+                return item_page(request, who, item_id, 409, f"not accepted: {problem}")
         action = "accepted" if accept else "rejected"
         return await run_in_threadpool(_acted, lambda: queue.resolve(item_id, who.reviewer, _version(form), accept, reason),
                                        item_id, action, request, who, item_page)  # fmt: skip
@@ -301,6 +312,10 @@ def _local(target: str) -> str:
 
 def _number(value: Decimal | None) -> str:
     return "" if value is None else format(value, "f")
+
+
+def _grouped(value: Decimal | None) -> str:
+    return "" if value is None else f"{value:,f}"
 
 
 def _day(value: date | None) -> str:
