@@ -107,7 +107,8 @@ def extract(
     if send_to_queue and not validate_output:
         err.print("[red]error[/red]: --queue sends what fails validation: it cannot be used with --no-validate")
         raise typer.Exit(code=2)
-    review_queue = open_queue(queue_settings(None, config), must_exist=False) if send_to_queue else None
+    review_settings = queue_settings(None, config) if send_to_queue else None
+    review_queue = open_queue(review_settings, must_exist=False) if review_settings else None
     flags = llm_flags(locals())
     chosen, run, _ = backend_runner(backend, flags, config)
     extractions: list[Extraction] = []
@@ -140,8 +141,8 @@ def extract(
             err.print(f"[yellow]note[/yellow]: {escape(str(path))}: tables not mapped: {escape('; '.join(extraction.tables_unmapped))}")
         extractions.append(extraction)
     _write(extractions, output_format, output)
-    if review_queue is not None:
-        _enqueue(review_queue, extractions, queue_settings(None, config).qa_rate)
+    if review_queue is not None and review_settings is not None:
+        _enqueue(review_queue, extractions, review_settings.qa_rate)
     failed = [e for e in extractions if e.validation and not e.validation.passed]
     for extraction in extractions:
         if extraction.validation and output_format is not OutputFormat.table:

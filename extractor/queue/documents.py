@@ -42,11 +42,17 @@ def document_bytes(ref: str, root: Path) -> bytes:
 
 def item_document(item: Item, root: Path) -> Document:
     """The item's document as the extractor read it; DocumentError if it changed since."""
+    return item_source(item, root)[1]
+
+
+def item_source(item: Item, root: Path) -> tuple[bytes, Document]:
+    """The item's document bytes (read once) and the Document read from them, checked unchanged."""
+    data = document_bytes(item.document_ref, root)
     try:
-        document = load_bytes(document_bytes(item.document_ref, root), item.document_ref, item.document_id)
+        document = load_bytes(data, item.document_ref, item.document_id)
     except LoadError as error:
         raise DocumentError(f"{item.document_ref}: {error.reason}") from error
     if document.sha256 != item.document_sha256:
         raise DocumentError(f"{item.document_ref} changed since it was extracted: its spans no longer point at the "
                             "numbers they were read from; extract it again")  # fmt: skip
-    return document
+    return data, document

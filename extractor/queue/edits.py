@@ -52,7 +52,7 @@ def value_fields(note: StockCompensationNote) -> list[ValueField]:
     """Every number of the note, in schema order, with the path of the object holding its award type."""
     fields = []
     for path, fact in iter_located_facts(note):
-        steps = _steps(path)
+        steps = path_steps(path)
         owner = None
         for cut in range(len(steps) - 1, 0, -1):  # the nearest enclosing object with an award field
             holder = _walk(note, steps[:cut])
@@ -93,7 +93,7 @@ def apply_edits(extraction: Extraction, submitted: Mapping[str, str]) -> tuple[E
 
 
 def _apply(note: dict[str, Any], name: str, text: str) -> Change | None:
-    steps = _steps(name)
+    steps = path_steps(name)
     if steps[-1] == "award":
         owner = _walk(note, steps[:-1])
         if text and text not in AWARD_TYPES:
@@ -154,7 +154,8 @@ def _date(text: str) -> date:
         raise ValueError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
-def _steps(path: str) -> list[str | int]:
+def path_steps(path: str) -> list[str | int]:
+    """'award_activity[0].rows[3].count' -> ['award_activity', 0, 'rows', 3, 'count'] (KeyError if malformed)."""
     steps: list[str | int] = []
     for part in path.split("."):
         match = _STEP_RE.fullmatch(part)

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from evals.harness.suite import MANIFEST, SuiteError, load_suite
 from extractor.bulk.sources import split_ref
-from extractor.queue.documents import document_bytes, item_document
+from extractor.queue.documents import item_source
 from extractor.queue.store import Item, ItemStatus, Queue, QueueError, clock_time
 from extractor.tomlfile import read_toml
 from schemas.concepts import to_facts
@@ -85,8 +85,8 @@ def _listed_ids(manifest: Path) -> set[str]:
 
 def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: Path) -> str:
     """The item's files in the suite; returns its [[documents]] entry for the manifest."""
-    document = item_document(item, root)  # refuses a changed file: its spans would point elsewhere
-    data = document_bytes(item.document_ref, root)
+    data, document = item_source(item, root)  # refuses a changed file: its spans would point elsewhere
+    audit = queue.audit(item.id)
     archive, member = split_ref(item.document_ref)
     suffix = PurePosixPath(member or archive).suffix or ".txt"
     paths = {
@@ -110,10 +110,10 @@ def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: 
         "entered": {"reason": item.reason.value, "from": item.entered_from},
         "extraction": extraction.provenance.model_dump(mode="json"),
         "resolution": item.resolution,
-        "audit": [asdict(entry) for entry in queue.audit(item.id)],
+        "audit": [asdict(entry) for entry in audit],
     }
     (suite / paths["provenance"]).write_text(json.dumps(provenance, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    reviewers = sorted({e.reviewer for e in queue.audit(item.id) if e.action in ("corrected", "accepted")})
+    reviewers = sorted({e.reviewer for e in audit if e.action in ("corrected", "accepted")})
     source = (f"review queue item {item.id} ({item.reason.value}): {item.document_ref}; extracted by "
               f"{extraction.provenance.backend}, accepted by {', '.join(reviewers)} on {clock_time(item.updated)[:10]}")  # fmt: skip
     lines = ["", "[[documents]]", f"id = {json.dumps(entry_id)}"]

@@ -164,6 +164,7 @@ create table if not exists sessions (
 BRIEF_COLUMNS = ("id, origin, document_id, document_ref, document_sha256, reason, entered_from, status, '' as extraction, "
                  "errors, warnings, claimed_by, lease_until, version, resolution, accepted_findings, created, updated, updated_by")
 SYSTEM = "system"  # the reviewer name of entries no person made
+SHOWN_STATUS = "case when status = 'claimed' and lease_until <= ? then 'open' else status end"  # Item.shown_status in SQL
 PRIORITY = "reason != 'validation'"  # validation errors first, then QA samples
 
 
@@ -216,15 +217,12 @@ class Queue:
         ids: list[int | None] = []
         with self.transaction() as db:
             for extraction, ref, reason in entries:
-                validation = extraction.validation
-                errors = len(validation.errors) if validation else 0
-                warnings = len(validation.warnings) if validation else 0
                 cursor = db.execute(
                     "insert or ignore into items (origin, document_id, document_ref, document_sha256, reason, "
                     "entered_from, status, extraction, errors, warnings, created, updated) "
                     "values (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)",
                     (origin(extraction), extraction.document_id, ref, extraction.document_sha256, reason.value,
-                     entered_from, extraction.model_dump_json(), errors, warnings, now, now),
+                     entered_from, extraction.model_dump_json(), *_tally(extraction), now, now),
                 )  # fmt: skip
                 if not cursor.rowcount:
                     ids.append(None)
@@ -239,10 +237,7 @@ class Queue:
 
     def get(self, item_id: int) -> Item:
         with self.connect() as db:
-            row = db.execute("select * from items where id = ?", (item_id,)).fetchone()
-        if row is None:
-            raise QueueError(f"there is no item {item_id} in {self.path}")
-        return _item(row)
+            return _get(db, item_id, self.path)
 
     def items(self, statuses: Sequence[ItemStatus] = (), rule: str | None = None, limit: int | None = None,
               brief: bool = False) -> list[Item]:  # fmt: skip
@@ -250,11 +245,9 @@ class Queue:
         out the extractions (a listing of thousands reads kilobytes, not megabytes)."""
         columns = BRIEF_COLUMNS if brief else "*"
         sql, args = f"select {columns} from items where 1", []
-        if statuses:  # a claim that ran out is open again
-            now = self.clock()
-            shown = f"case when status = 'claimed' and lease_until <= {now!r} then 'open' else status end"
-            sql += f" and {shown} in ({','.join('?' * len(statuses))})"
-            args += [s.value for s in statuses]
+        if statuses:
+            sql += f" and {SHOWN_STATUS} in ({','.join('?' * len(statuses))})"
+            args += [self.clock(), *(s.value for s in statuses)]
         if rule:
             sql += " and id in (select item_id from item_rules where rule = ?)"
             args.append(rule)
@@ -264,13 +257,10 @@ class Queue:
 
     def counts(self) -> dict[ItemStatus, int]:
         """Items by status, every status named (claims that ran out count as open)."""
-        now = self.clock()
         counts = dict.fromkeys(ItemStatus, 0)
         with self.connect() as db:
-            for status, expired, number in db.execute(
-                "select status, status = 'claimed' and lease_until <= ?, count(*) from items group by 1, 2", (now,)
-            ):
-                counts[ItemStatus.open if expired else ItemStatus(status)] += number
+            for status, number in db.execute(f"select {SHOWN_STATUS}, count(*) from items group by 1", (self.clock(),)):
+                counts[ItemStatus(status)] = number
         return counts
 
     def rule_counts(self) -> dict[str, int]:
@@ -353,12 +343,10 @@ class Queue:
         with self.transaction() as db:
             item = self._writable(db, item_id, reviewer, expected_version, now)
             version = item.version + 1
-            validation = extraction.validation
             db.execute(
                 "update items set extraction = ?, errors = ?, warnings = ?, status = 'corrected', version = ?, "
                 "claimed_by = ?, lease_until = ?, updated = ?, updated_by = ? where id = ?",
-                (extraction.model_dump_json(), len(validation.errors) if validation else 0,
-                 len(validation.warnings) if validation else 0, version, reviewer, now + self.lease_seconds,
+                (extraction.model_dump_json(), *_tally(extraction), version, reviewer, now + self.lease_seconds,
                  now, reviewer, item_id),
             )  # fmt: skip
             _set_rules(db, item_id, extraction)
@@ -442,6 +430,12 @@ def _audit_claim(db: sqlite3.Connection, item: Item, reviewer: str, now: float) 
     took_over = item.claimed_by is not None and item.claimed_by != reviewer
     note = f"{item.claimed_by}'s claim had expired" if took_over else None
     _audit(db, item.id, now, reviewer, "taken_over" if took_over else "claimed", item.version, note=note)
+
+
+def _tally(extraction: Extraction) -> tuple[int, int]:
+    """Error and warning findings, kept in columns so listings need not read the extraction."""
+    validation = extraction.validation
+    return (len(validation.errors), len(validation.warnings)) if validation else (0, 0)
 
 
 def _set_rules(db: sqlite3.Connection, item_id: int, extraction: Extraction) -> None:

@@ -9,7 +9,7 @@ from html import escape
 from markupsafe import Markup
 
 from extractor.extraction import Extraction
-from extractor.queue.edits import ValueField, value_fields
+from extractor.queue.edits import ValueField, path_steps, value_fields
 from extractor.validator import Finding
 from schemas.concepts import concept_words
 
@@ -65,7 +65,7 @@ def item_view(extraction: Extraction, text: str | None) -> ItemView:
         findings.append((finding, involved))
     groups: dict[str, Group] = {}
     for row in rows:
-        key = row.field.owner or row.path.split(".")[0].split("[")[0]
+        key = row.field.owner or str(path_steps(row.path)[0])
         if key not in groups:
             groups[key] = Group(key, _group_title(extraction, key), _owner_award(extraction, row.field))
         groups[key].rows.append(row)
@@ -76,21 +76,21 @@ def item_view(extraction: Extraction, text: str | None) -> ItemView:
 
 def _label(extraction: Extraction, value: ValueField) -> str:
     """A roll-forward value by its row as printed ('Vested · count'); others by their concept in words."""
-    if value.path.startswith("award_activity["):
-        table, rest = value.path[len("award_activity["):].split("].rows[")
-        row, measure = rest.split("].")
-        printed = extraction.note.award_activity[int(table)].rows[int(row)]
-        return f"{printed.label or printed.kind} · {measure.replace('_', ' ')}"
+    steps = path_steps(value.path)
+    if steps[0] == "award_activity":  # ['award_activity', table, 'rows', row, measure]
+        printed = extraction.note.award_activity[int(steps[1])].rows[int(steps[3])]
+        return f"{printed.label or printed.kind} · {str(steps[4]).replace('_', ' ')}"
     dims = ", ".join(f"{k} {v}" for k, v in sorted(value.fact.dims.items()) if k != "award")
     return concept_words(value.fact.concept) + (f" ({dims})" if dims else "")
 
 
 def _group_title(extraction: Extraction, key: str) -> str:
     note = extraction.note
-    if key.startswith("award_activity["):
-        table = note.award_activity[int(key[len("award_activity["):-1])]
+    steps = path_steps(key)
+    if steps[0] == "award_activity":
+        table = note.award_activity[int(steps[1])]
         return f"{table.title or 'Activity'} · {table.basis}"
-    part = key.split("[")[0].replace("_", " ")
+    part = str(steps[0]).replace("_", " ")
     return part[:1].upper() + part[1:]
 
 
