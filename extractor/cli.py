@@ -33,6 +33,7 @@ from extractor.cli_options import (
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
 from extractor.gold_cli import gold_app
+from extractor.local_model_cli import local_model_app
 from extractor.queue.feed import absolute_ref, content_key, entry_reason
 from extractor.queue.store import Queue
 from extractor.queue_cli import open_queue, queue_app, queue_settings, review_command
@@ -520,6 +521,7 @@ def version() -> None:
 app.add_typer(queue_app, name="queue")
 app.command("review")(review_command)
 app.add_typer(gold_app, name="gold", help="Build gold facts for eval suites.")
+app.add_typer(local_model_app, name="local-model")
 
 
 def main() -> None:

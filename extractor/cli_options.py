@@ -31,7 +31,7 @@ TimeoutOption = Annotated[float | None, typer.Option(help="Seconds to wait for o
 ModeOption = Annotated[StructuredMode | None, typer.Option(help="How the answer is constrained to the schema (default: tools, which OpenAI, vLLM, Ollama and llama.cpp all support).", rich_help_panel=LLM)]
 CacheOption = Annotated[CacheMode | None, typer.Option(help="Recorded completions: read-write reuses and records, replay never calls the endpoint, off (default: read-write).", rich_help_panel=LLM)]
 CacheDirOption = Annotated[Path | None, typer.Option(help="Folder of recorded completions (plain JSON files; commit them to replay) (default: .extractor-cache/completions).", rich_help_panel=LLM)]
-PromptOption = Annotated[str | None, typer.Option(help="Prompt id, id@vN, or a .toml file (default: stock_compensation, latest version).", rich_help_panel=LLM)]
+PromptOption = Annotated[str | None, typer.Option(help="Prompt id (its latest version), id@vN, or a .toml file. stock_compensation@v1 (default) asks for the whole note, for large models; stock_compensation@v2 asks one table or paragraph at a time with worked examples, for small local models.", rich_help_panel=LLM)]
 MaxCharsOption = Annotated[int | None, typer.Option(help="Longest note text in one prompt; longer notes are split with overlap (default: 60000).", rich_help_panel=LLM)]
 RpmOption = Annotated[float | None, typer.Option("--rpm", help="Requests per minute to send at most, retries included (default: no limit).", rich_help_panel=LLM)]
 TpmOption = Annotated[float | None, typer.Option("--tpm", help="Tokens per minute to use at most, prompt and completion (estimated before a request, corrected after) (default: no limit).", rich_help_panel=LLM)]

@@ -290,8 +290,11 @@ def test_alignment_passes_table_exact_normalized_fuzzy_and_reports_absence():
 def test_prompt_files_are_versioned_and_hashed(tmp_path):
     from extractor.llm.prompts import PromptError, load_prompt
 
-    prompt = load_prompt("stock_compensation")
-    assert (prompt.name, load_prompt("stock_compensation@v1").hash) == ("stock_compensation@v1", prompt.hash)
+    prompt = load_prompt("stock_compensation@v1")
+    assert (prompt.name, prompt.unit, prompt.examples) == ("stock_compensation@v1", "note", ())
+    assert prompt.hash == "5f93e5645e66dc5a"  # unchanged since v1 was written: stored runs and extractions name it
+    latest = load_prompt("stock_compensation")  # an id alone is its latest version
+    assert (latest.name, latest.unit, len(latest.examples)) == ("stock_compensation@v2", "block", 2)
     changed = tmp_path / "v2.toml"
     changed.write_text(prompt.path.read_text().replace("version = 1", "version = 2").replace("Copy numbers", "Copy the numbers"))
     assert load_prompt(changed).hash != prompt.hash

@@ -18,6 +18,7 @@ from extractor.document import Document
 from extractor.extraction import Extraction, Provenance
 from extractor.llm.client import Clients, EndpointError, LLMError, explain, make_clients
 from extractor.llm.config import LLMConfig
+from extractor.llm.blocks import note_blocks
 from extractor.llm.grounding import Aligner, Grounder
 from extractor.llm.markdown import section_markdown
 from extractor.llm.merge import merge_all
@@ -103,26 +104,41 @@ class LLMBackend:
         return [ask for _, ask in self._questions(document, only)[0]]
 
     def _questions(self, document: Document, only: frozenset[str] | None) -> tuple[list[tuple[Section, Ask]], list[str]]:
-        """One question per part of the note that has content, and the warnings about what was read."""
+        """One question per piece of the note with content (a part of the note, or one table or paragraph
+        for prompts whose unit is 'block'), and the warnings about what was read."""
         tables, paragraphs = layout(document)
         section = find_note(document)
-        chunks = split(document, section, self.config.max_chars, self.config.overlap_chars)
+        pieces = self._pieces(document, section, only)
         warnings = list(document.warnings)
+        unit = "block(s)" if self.prompt.unit == "block" else "part(s)"
         if section.start > 0 or section.end < len(document.text):
-            warnings.append(f"read {section.why}, offsets {section.start}-{section.end}, in {len(chunks)} part(s)")
+            warnings.append(f"read {section.why}, offsets {section.start}-{section.end}, in {len(pieces)} {unit}")
         elif "whole document" not in section.why:
             warnings.append(section.why)
-        response_model = quoted_view(StockCompensationNote, only)
-        fiscal_end = infer_fiscal_end(document.text, document.metadata.fiscal_period_end)
-        focus = f"Fill only these parts of the schema: {', '.join(sorted(only))}." if only else ""
+        fiscal_end = infer_fiscal_end(document.text, document.metadata.fiscal_period_end).isoformat()
         title = document.metadata.title or section.title or document.id
         asks = []
-        for chunk in chunks:
-            content = section_markdown(document, tables, paragraphs, chunk.start, chunk.end)
-            if content.strip():
-                messages = self.prompt.messages(title=title, fiscal_year_end=fiscal_end.isoformat(), focus=focus, content=content)
-                asks.append((chunk, Ask(messages, response_model)))
+        for piece, content, response_model, parts in pieces:
+            focus = f"Fill only these parts of the schema: {', '.join(sorted(parts))}." if parts else ""
+            messages = self.prompt.messages(title=title, fiscal_year_end=fiscal_end, focus=focus, content=content)
+            asks.append((piece, Ask(messages, response_model, optional=self.prompt.unit == "block")))
         return asks, warnings
+
+    def _pieces(
+        self, document: Document, section: Section, only: frozenset[str] | None
+    ) -> list[tuple[Section, str, type[BaseModel], frozenset[str] | None]]:
+        """What each request holds: its span, its text as the model reads it, the answer's shape, and the parts asked for."""
+        tables, paragraphs = layout(document)
+        if self.prompt.unit == "block":
+            blocks = note_blocks(document, tables, paragraphs, section.start, section.end, only)
+            return [
+                (Section(b.start, b.end, section.title, f"{b.kind} at {b.start}"), b.content,
+                 quoted_view(StockCompensationNote, b.parts, b.items, b.quotes), b.parts)
+                for b in blocks
+            ]  # fmt: skip
+        chunks = split(document, section, self.config.max_chars, self.config.overlap_chars)
+        contents = ((chunk, section_markdown(document, tables, paragraphs, chunk.start, chunk.end)) for chunk in chunks)
+        return [(chunk, content, quoted_view(StockCompensationNote, only), only) for chunk, content in contents if content.strip()]
 
     def _plan(
         self, document: Document, only: frozenset[str] | None, usage: Usage
@@ -133,11 +149,20 @@ class LLMBackend:
         fiscal_end = infer_fiscal_end(document.text, document.metadata.fiscal_period_end)
         questions, warnings = self._questions(document, only)
         notes: list[StockCompensationNote] = []
+        failed: list[str] = []
         for chunk, first in questions:
             messages, response_model = first.messages, first.response_model
             answer = yield first
             within = (chunk.start, chunk.end)
-            note, problems = self._ground(answer, document, aligner, within)
+            try:
+                if isinstance(answer, LLMError):
+                    raise answer
+                note, problems = self._ground(answer, document, aligner, within)
+            except LLMError as error:
+                if not first.optional:
+                    raise
+                failed.append(f"{chunk.why}: {error}")  # one block failed: the others still count
+                continue
             errors = self._errors(note, source) if self.config.feedback_reasks else []  # no re-asks: no need to know
             for _ in range(self.config.feedback_reasks):
                 if not errors:
@@ -155,8 +180,11 @@ class LLMBackend:
                 messages, answer, note, problems, errors = asked, retried, retried_note, retried_problems, retried_errors
             warnings.extend(problems)
             notes.append(note)
+        if failed and not notes:
+            raise LLMError(f"every request failed; the first: {failed[0]}")
+        warnings.extend(f"nothing read from the {reason}" for reason in failed)
         conflicts: list[str] = []
-        note = merge_all(notes, conflicts)  # type: ignore[assignment]
+        note = merge_all(notes, conflicts) if notes else StockCompensationNote()  # type: ignore[assignment]
         warnings.extend(f"parts of the note disagree: {c}" for c in conflicts)
         if not note.fiscal_year_ends:
             note.fiscal_year_ends = note.years_reported(fiscal_end)

@@ -50,13 +50,16 @@ class Clients:
     config: LLMConfig
 
     def create_kwargs(self, messages: list[dict[str, Any]], response_model: type) -> dict[str, Any]:
-        return {
+        kwargs: dict[str, Any] = {
             "model": self.config.model,
             "messages": messages,
             "response_model": response_model,
             "temperature": self.config.temperature,
             "max_retries": self.config.reasks,
         }
+        if self.config.max_tokens is not None:  # only when set: recorded completions keep their keys
+            kwargs["max_tokens"] = self.config.max_tokens
+        return kwargs
 
 
 def _api_key(config: LLMConfig) -> str:

@@ -13,7 +13,8 @@ from types import UnionType
 from typing import Any, Literal
 
 from instructor import OpenAISchema
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, create_model, model_validator
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticUndefined
 
 from schemas.values import Amount, Period, Unit
@@ -32,40 +33,70 @@ class QuotedAmount(BaseModel):
     period: Period
 
 
+class CellAmount(QuotedAmount):
+    """A QuotedAmount whose quote is chosen from the block's numbers (constrained decoding makes it one of
+    them); `printed` is then read off the quote, so the model cannot write a number the block lacks."""
+
+    printed: SkipJsonSchema[str] = ""
+
+    @model_validator(mode="after")
+    def _printed_from_quote(self) -> CellAmount:
+        if not self.printed:
+            self.printed = self.quote.rsplit("|", 1)[-1].split()[-1] if "|" not in self.quote else self.quote.rsplit("|", 1)[-1].strip()
+        return self
+
+
 @functools.cache
-def quoted_view(model: type[BaseModel], only: frozenset[str] | None = None) -> type[BaseModel]:
-    """`model` with Amount replaced by QuotedAmount at any depth; `only` keeps just those top-level fields.
+def cell_amount(quotes: tuple[str, ...]) -> type[QuotedAmount]:
+    """CellAmount with `quote` limited to `quotes` (JSON schema enum)."""
+    quote_type: Any = Literal[quotes]  # type: ignore[valid-type]
+    return create_model("CellAmount", __base__=CellAmount, quote=(quote_type, Field(description="The number to take, with its row label or the words before it.")))
+
+
+@functools.cache
+def quoted_view(
+    model: type[BaseModel], only: frozenset[str] | None = None, max_items: int | None = None, quotes: tuple[str, ...] | None = None
+) -> type[BaseModel]:
+    """`model` with Amount replaced by QuotedAmount at any depth; `only` keeps just those top-level fields;
+    `max_items` caps every list (JSON schema maxItems, which constrained decoding enforces: a small model
+    asked about a six-row table cannot write sixty rows); `quotes` limits every quote to those strings
+    (a block's numbers: the model picks where each value is printed instead of writing it).
 
     The view is a subclass of instructor's schema base: instructor then uses it as it is, with its
     cached JSON schema, instead of wrapping it in a new class and building the schema per request.
     """
-    return _view(model, only, OpenAISchema)
+    return _view(model, only, OpenAISchema, max_items, cell_amount(quotes) if quotes else QuotedAmount)
 
 
 @functools.cache
-def _view(model: type[BaseModel], only: frozenset[str] | None, base: type[BaseModel]) -> type[BaseModel]:
+def _view(
+    model: type[BaseModel], only: frozenset[str] | None, base: type[BaseModel], max_items: int | None = None,
+    amount: type[QuotedAmount] = QuotedAmount,
+) -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for name, info in model.model_fields.items():
         if only is not None and name not in only:
             continue
         default: Any = info.default if info.default is not PydanticUndefined else ...
+        annotation = _swap(info.annotation, max_items, amount)
+        bound = {"max_length": max_items} if max_items is not None and typing.get_origin(annotation) is list else {}
         if info.default_factory is not None:
-            fields[name] = (_swap(info.annotation), Field(default_factory=info.default_factory, description=info.description))
+            fields[name] = (annotation, Field(default_factory=info.default_factory, description=info.description, **bound))
         else:
-            fields[name] = (_swap(info.annotation), Field(default, description=info.description))
+            fields[name] = (annotation, Field(default, description=info.description, **bound))
     return create_model(model.__name__, __doc__=model.__doc__, __base__=base, **fields)
 
 
-def _swap(annotation: Any) -> Any:
+def _swap(annotation: Any, max_items: int | None = None, amount: type[QuotedAmount] = QuotedAmount) -> Any:
     if annotation is Amount:
-        return QuotedAmount
+        return amount
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return _view(annotation, None, BaseModel)
+        return _view(annotation, None, BaseModel, max_items, amount)
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is list:
-        return list[_swap(args[0])]  # type: ignore[misc]
+        return list[_swap(args[0], max_items, amount)]  # type: ignore[misc]
     if origin in (typing.Union, UnionType):
-        return typing.Union[tuple(_swap(arg) for arg in args)]  # noqa: UP007
+        return typing.Union[tuple(_swap(arg, max_items, amount) for arg in args)]  # noqa: UP007
     return annotation
 
 

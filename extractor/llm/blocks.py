@@ -1,0 +1,87 @@
+"""A note cut into blocks (one rebuilt table, or one paragraph) for prompts that ask one block at a time.
+
+Small models cannot hold the whole schema and a whole note at once. A block is sent with the parts
+of the schema it can fill: the parts whose signal words (schemas.stock_compensation.PART_SIGNALS)
+it says most often. So a roll-forward table is asked for `award_activity` alone, and a sentence on
+unrecognized cost for `unrecognized_cost` alone. Blocks with no number, or with no part asked for,
+are not sent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from extractor.document import Document
+from extractor.llm.markdown import table_markdown
+from extractor.tables import Table
+from schemas.stock_compensation import PART_SIGNALS
+
+_NUMBER = re.compile(r"\d[\d,.]*")
+_WORD = re.compile(r"(?<!\S)\S")  # where each word starts
+_SIGNALS = {part: re.compile(pattern, re.IGNORECASE) for part, pattern in PART_SIGNALS.items()}
+
+
+@dataclass(frozen=True)
+class Block:
+    """One table or paragraph: its span, its text as the model reads it, and the parts it is asked for."""
+
+    start: int
+    end: int
+    kind: str  # table or paragraph
+    content: str
+    parts: frozenset[str]
+    items: int  # the most entries any list of the answer can need: the table's rows, or the paragraph's numbers
+    quotes: tuple[str, ...]  # every number of the block as the answer may quote it: 'row label | cell', or the words before it
+
+
+def block_parts(text: str, wanted: frozenset[str] | None = None) -> frozenset[str]:
+    """The parts `text` speaks of most (ties kept), among `wanted` (None: every part)."""
+    counts = {part: len(signal.findall(text)) for part, signal in _SIGNALS.items() if wanted is None or part in wanted}
+    best = max(counts.values(), default=0)
+    return frozenset(part for part, count in counts.items() if count == best) if best else frozenset()
+
+
+def note_blocks(
+    document: Document,
+    tables: list[Table],
+    paragraphs: list[tuple[int, int]],
+    start: int,
+    end: int,
+    wanted: frozenset[str] | None = None,
+) -> list[Block]:
+    """The tables and paragraphs inside [start, end) that hold a number and speak of a wanted part, in order."""
+    blocks = []
+    for table in tables:
+        if start <= table.start < end:
+            content = table_markdown(document, table)
+            parts = block_parts(content, wanted)
+            if parts and any(cell.numbers for row in table.rows for cell in row.cells):
+                blocks.append(Block(table.start, table.end, "table", content, parts, len(table.rows), _cell_quotes(document, table)))
+    for low, high in paragraphs:
+        low, high = max(low, start), min(high, end)
+        text = " ".join(document.text[low:high].split())
+        parts = block_parts(text, wanted) if low < high else frozenset()
+        if parts and (quotes := _sentence_quotes(text)):
+            blocks.append(Block(low, high, "paragraph", text, parts, len(quotes), quotes))
+    return sorted(blocks, key=lambda block: block.start)
+
+
+def _cell_quotes(document: Document, table: Table) -> tuple[str, ...]:
+    cells = (
+        f"{' '.join(row.label.split())} | {' '.join(document.text[cell.start : cell.end].split())}"
+        for row in table.rows
+        for cell in row.cells
+        if cell.numbers
+    )
+    return tuple(dict.fromkeys(cells))
+
+
+def _sentence_quotes(text: str) -> tuple[str, ...]:
+    """Each number with up to six words before it: enough for the aligner to tell its places apart."""
+    quotes = []
+    for match in _NUMBER.finditer(text):
+        words = [word.start() for word in _WORD.finditer(text, 0, match.start())][-6:]
+        end = match.start() + len(match.group().rstrip(".,"))
+        quotes.append(text[words[0] if words else match.start() : end])
+    return tuple(dict.fromkeys(quotes))
