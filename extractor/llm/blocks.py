@@ -18,6 +18,10 @@ from extractor.tables import Table
 from schemas.stock_compensation import PART_SIGNALS
 
 _NUMBER = re.compile(r"\d[\d,.]*")
+# Characters llama-cpp-python's schema-to-grammar conversion does not escape in enum strings: a quote
+# holding one makes a grammar the server cannot parse (and, in 0.3.36, a crash). Cell labels drop them
+# (the aligner matches labels loosely); a sentence quote starts after the last one.
+_UNSAFE = re.compile(r'["\\]')
 _WORD = re.compile(r"(?<!\S)\S")  # where each word starts
 _SIGNALS = {part: re.compile(pattern, re.IGNORECASE) for part, pattern in PART_SIGNALS.items()}
 
@@ -69,7 +73,7 @@ def note_blocks(
 
 def _cell_quotes(document: Document, table: Table) -> tuple[str, ...]:
     cells = (
-        f"{' '.join(row.label.split())} | {' '.join(document.text[cell.start : cell.end].split())}"
+        f"{_UNSAFE.sub('', ' '.join(row.label.split()))} | {' '.join(document.text[cell.start : cell.end].split())}"
         for row in table.rows
         for cell in row.cells
         if cell.numbers
@@ -83,5 +87,6 @@ def _sentence_quotes(text: str) -> tuple[str, ...]:
     for match in _NUMBER.finditer(text):
         words = [word.start() for word in _WORD.finditer(text, 0, match.start())][-6:]
         end = match.start() + len(match.group().rstrip(".,"))
-        quotes.append(text[words[0] if words else match.start() : end])
+        quote = text[words[0] if words else match.start() : end]
+        quotes.append(_UNSAFE.split(quote)[-1].strip())  # the words after a '"': still verbatim
     return tuple(dict.fromkeys(quotes))
