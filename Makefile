@@ -40,7 +40,7 @@ test-local-llm: $(VENV)/.local-extra
 	$(BIN)/python -m pytest -q -s -m local_llm tests/test_local_model.py
 
 ## eval-local: rules vs llm vs hybrid, prompts v1 and v2, on the seeds and heterogeneous suites with the local model
-##       (about 40 minutes on 2 cores); stores the runs in evals/local_model/runs.sqlite, writes evals/local_model/results.md
+##       (about 50 minutes on 2 cores; 5 with recorded answers); stores the runs in evals/local_model/runs.sqlite, writes evals/local_model/results.md
 eval-local: $(VENV)/.local-extra
 	$(BIN)/python -m evals.local_model.run
 

@@ -68,10 +68,9 @@ class LocalServer:
         return f"http://{self.host}:{self.port}/v1"
 
     def command(self) -> list[str]:
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", self.alias,
-                   "--host", self.host, "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-                   "--n_threads", str(self.threads or os.cpu_count() or 1)]  # fmt: skip
-        return command
+        return [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", self.alias,
+                "--host", self.host, "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+                "--n_threads", str(self.threads or os.cpu_count() or 1)]  # fmt: skip
 
     def start(self, ready_within: float = 120.0) -> LocalServer:
         """Start the server and return once /v1/models answers; LocalModelError with its last output if it dies."""

@@ -13,17 +13,12 @@ import time
 
 import pytest
 
+from extractor.local_model import free_port
 from extractor.queue.reviewers import add_reviewer
 from extractor.queue.store import ItemStatus, Queue
 from fixture_paths import ROOT
 from review_seed import RIGHT, WRONG, WRONG_FIELD, seed_rollforward_error
 from test_eval_report_browser import ARTIFACTS, CHROMIUM, FLAGS, browser_or_skip
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

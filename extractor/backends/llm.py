@@ -106,7 +106,6 @@ class LLMBackend:
     def _questions(self, document: Document, only: frozenset[str] | None) -> tuple[list[tuple[Section, Ask]], list[str]]:
         """One question per piece of the note with content (a part of the note, or one table or paragraph
         for prompts whose unit is 'block'), and the warnings about what was read."""
-        tables, paragraphs = layout(document)
         section = find_note(document)
         pieces = self._pieces(document, section, only)
         warnings = list(document.warnings)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from extractor.document import Document
-from extractor.llm.markdown import table_markdown
+from extractor.llm.markdown import flat, table_markdown
 from extractor.tables import Table
 from schemas.stock_compensation import PART_SIGNALS
 
@@ -64,7 +64,7 @@ def note_blocks(
                 blocks.append(Block(table.start, table.end, "table", content, parts, len(table.rows), _cell_quotes(document, table)))
     for low, high in paragraphs:
         low, high = max(low, start), min(high, end)
-        text = " ".join(document.text[low:high].split())
+        text = flat(document.text[low:high])
         parts = block_parts(text, wanted) if low < high else frozenset()
         if parts and (quotes := _sentence_quotes(text)):
             blocks.append(Block(low, high, "paragraph", text, parts, len(quotes), quotes))
@@ -73,7 +73,7 @@ def note_blocks(
 
 def _cell_quotes(document: Document, table: Table) -> tuple[str, ...]:
     cells = (
-        f"{_UNSAFE.sub('', ' '.join(row.label.split()))} | {' '.join(document.text[cell.start : cell.end].split())}"
+        f"{_UNSAFE.sub('', flat(row.label))} | {flat(document.text[cell.start : cell.end])}"
         for row in table.rows
         for cell in row.cells
         if cell.numbers

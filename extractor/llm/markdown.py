@@ -14,22 +14,23 @@ from extractor.tables import Table
 _SPACE = re.compile(r"\s+")
 
 
-def _flat(text: str) -> str:
+def flat(text: str) -> str:
+    """Runs of whitespace as one space: how a table cell or a paragraph reads on one line."""
     return _SPACE.sub(" ", text).strip()
 
 
 def table_markdown(document: Document, table: Table) -> str:
     """'Table: title', any header lines, a header row of the typed columns, then one line per row."""
     short = [text for text in (table.title, table.caption) if text and len(text) <= 200]  # long ones are prose
-    lines = [f"Table: {_flat(short[0]) if short else 'untitled'}"]
+    lines = [f"Table: {flat(short[0]) if short else 'untitled'}"]
     if table.header_lines:
-        lines.append("Header: " + " / ".join(_flat(line) for line in table.header_lines))
+        lines.append("Header: " + " / ".join(flat(line) for line in table.header_lines))
     if table.columns:
-        lines.append("| | " + " | ".join(_flat(column.header) for column in table.columns) + " |")
+        lines.append("| | " + " | ".join(flat(column.header) for column in table.columns) + " |")
     for row in table.rows:
-        cells = [_flat(document.text[cell.start : cell.end]) or "—" for cell in row.cells]
+        cells = [flat(document.text[cell.start : cell.end]) or "—" for cell in row.cells]
         label = f"{row.group}: {row.label}" if row.group else row.label
-        lines.append(f"| {_flat(label)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {flat(label)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -40,5 +41,5 @@ def section_markdown(
     end = len(document.text) if end is None else end
     blocks: list[tuple[int, str]] = [(t.start, table_markdown(document, t)) for t in tables if start <= t.start < end]
     clipped = ((max(s, start), min(e, end)) for s, e in paragraphs)  # a paragraph longer than a part is cut
-    blocks += [(s, _flat(document.text[s:e])) for s, e in clipped if s < e and document.text[s:e].strip()]
+    blocks += [(s, flat(document.text[s:e])) for s, e in clipped if s < e and document.text[s:e].strip()]
     return "\n\n".join(text for _, text in sorted(blocks, key=lambda block: block[0]))

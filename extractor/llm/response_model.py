@@ -20,6 +20,11 @@ from pydantic_core import PydanticUndefined
 from schemas.values import Amount, Period, Unit
 
 
+# Views built and kept for reuse. Whole-note views repeat (one per set of parts); block views are one per
+# block of one document, so an unbounded cache would grow with every document of a bulk run.
+VIEW_CACHE = 512
+
+
 class QuotedAmount(BaseModel):
     """One number as the model read it."""
 
@@ -41,19 +46,20 @@ class CellAmount(QuotedAmount):
 
     @model_validator(mode="after")
     def _printed_from_quote(self) -> CellAmount:
-        if not self.printed:
-            self.printed = self.quote.rsplit("|", 1)[-1].split()[-1] if "|" not in self.quote else self.quote.rsplit("|", 1)[-1].strip()
+        if not self.printed:  # a cell quote ends in the cell; a sentence quote in the number
+            _, bar, cell = self.quote.rpartition("|")
+            self.printed = cell.strip() if bar else self.quote.split()[-1]
         return self
 
 
-@functools.cache
+@functools.lru_cache(maxsize=VIEW_CACHE)
 def cell_amount(quotes: tuple[str, ...]) -> type[QuotedAmount]:
     """CellAmount with `quote` limited to `quotes` (JSON schema enum)."""
     quote_type: Any = Literal[quotes]  # type: ignore[valid-type]
     return create_model("CellAmount", __base__=CellAmount, quote=(quote_type, Field(description="The number to take, with its row label or the words before it.")))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=VIEW_CACHE)
 def quoted_view(
     model: type[BaseModel], only: frozenset[str] | None = None, max_items: int | None = None, quotes: tuple[str, ...] | None = None
 ) -> type[BaseModel]:
@@ -68,7 +74,7 @@ def quoted_view(
     return _view(model, only, OpenAISchema, max_items, cell_amount(quotes) if quotes else QuotedAmount)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=VIEW_CACHE)
 def _view(
     model: type[BaseModel], only: frozenset[str] | None, base: type[BaseModel], max_items: int | None = None,
     amount: type[QuotedAmount] = QuotedAmount,
