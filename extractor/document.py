@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from extractor.grid import TableGrid
+
 
 class DocumentMetadata(BaseModel):
     """What the filing says about itself, where it says it."""
@@ -30,6 +32,7 @@ class Document(BaseModel):
     text: str
     metadata: DocumentMetadata = Field(default_factory=DocumentMetadata)
     warnings: list[str] = Field(default_factory=list)
+    grids: list[TableGrid] = Field(default_factory=list, description="HTML tables as drawn, with cell spans into `text`.")
     _derived: dict[str, tuple[str, str, Any]] = PrivateAttr(default_factory=dict)
 
     def derived(self, name: str, build: Any) -> Any:

@@ -67,9 +67,51 @@ class FiscalCalendar:
         return self.period(self.year_of(end)) if self.year_end(self.year_of(end)) == end else Period.over(None, end)
 
 
-def infer_fiscal_end(text: str, stated: date | None) -> date:
-    """The latest fiscal period end: as the document states it, else the latest full date it prints."""
+_MD = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+(?P<day>\d{1,2})\b"
+# "for the fiscal years ended January 31", "year ended December 31, 2024": how a filing names its year end
+_YEAR_ENDED = re.compile(r"\b(?:fiscal\s+)?years?\s+end(?:ed|ing)(?:\s+on)?[:,]?\s+" + _MD, re.I)
+# the dates a filing reports at: "ended June 30, 2025", "as of December 31, 2024", "at January 31, 2025"
+_REPORTED = re.compile(r"\b(?:ended|ending|as of|at|through)\s+(?=" + _MD.replace("(?P<month>", "(?:").replace("(?P<day>", "(?:") + ")", re.I)
+
+
+@dataclass(frozen=True)
+class FiscalFrame:
+    """What a filing says of its own calendar: the month and day its fiscal years end, and the latest period
+    end it reports. Never the latest date printed anywhere (a 2053 bond maturity is not a period end)."""
+
+    calendar: FiscalCalendar
+    latest: date | None
+    said: bool  # the year end was stated, not assumed
+
+
+def fiscal_frame(text: str, stated: date | None, header_ends: list[date] = (), header_month_days: list[tuple[int, int]] = ()) -> FiscalFrame:
+    """The fiscal calendar and latest period end from what the filing says of itself."""
+    month_days: dict[tuple[int, int], int] = {}
+    for match in _YEAR_ENDED.finditer(text):
+        day = int(match["day"])
+        if 1 <= day <= 31:
+            key = (MONTHS[match["month"].lower()], day)
+            month_days[key] = month_days.get(key, 0) + 2
+    for key in header_month_days:
+        month_days[key] = month_days.get(key, 0) + 1
+    reported = [d for m in _REPORTED.finditer(text) for d, _, _ in find_dates(text[m.end() : m.end() + 30])[:1]]
+    ends = [*header_ends, *reported]
     if stated:
-        return stated
+        ends.append(stated)
+    today_cap = max(ends, default=None)
+    latest = stated or today_cap
+    if month_days:
+        month, day = max(month_days.items(), key=lambda item: item[1])[0]
+        return FiscalFrame(FiscalCalendar(month, day), latest, True)
+    if latest is not None and not re.search(r"\b(?:three|six|nine)\s+months\b|\bquarter", text, re.I):
+        return FiscalFrame(FiscalCalendar.from_end(latest), latest, False)
+    return FiscalFrame(FiscalCalendar(12, 31), latest, False)
+
+
+def infer_fiscal_end(text: str, stated: date | None) -> date:
+    """The latest fiscal period end: as the document states it, else the latest period end it reports."""
+    frame = fiscal_frame(text, stated)
+    if frame.latest is not None:
+        return frame.latest
     dates = [d for d, _, _ in find_dates(text)]
     return max(dates) if dates else date(date.today().year - 1, 12, 31)

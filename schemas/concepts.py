@@ -15,6 +15,7 @@ from schemas.stock_compensation import (
     AwardYearInfo,
     CashSettlementRange,
     ExpenseItem,
+    LineItem,
     PlanTerms,
     PreferredStock,
     RollForwardRow,
@@ -236,6 +237,8 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
     if note.preferred_stock:
         for name, concept, amount in _fields(note.preferred_stock, PREFERRED):
             yield f"preferred_stock.{name}", _fact(concept, amount)
+    for i, item in enumerate(note.line_items):
+        yield f"line_items[{i}].amount", _fact(item.concept, item.amount, award=item.award, line_item=item.line_item, bound=item.bound)
 
 
 def iter_facts(note: StockCompensationNote) -> Iterator[Fact]:
@@ -346,6 +349,10 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
         elif year_field:
             target = year_infos.setdefault((award, end), AwardYearInfo(award=award, fiscal_year_end=end))
             setattr(target, year_field, amount)
+        else:  # a concept no typed field holds: kept as a line item, never dropped
+            note.line_items.append(LineItem(
+                concept=fact.concept, award=award, line_item=fact.dims.get("line_item"), bound=fact.dims.get("bound"), amount=amount,
+            ))
     note.award_activity = list(rollforwards.values())
     note.award_years = list(year_infos.values())
     note.valuation_assumptions = list(assumptions.values())

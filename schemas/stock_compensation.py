@@ -145,6 +145,20 @@ class PreferredStock(BaseModel):
     shares_outstanding: Amount | None = None
 
 
+class LineItem(BaseModel):
+    """A number the note prints that no typed field above holds (deferred compensation, shares withheld for
+    taxes, dividend equivalents, awards assumed, common shares authorized, ...): kept with its concept, never dropped.
+
+    `concept` is a us-gaap local name where the taxonomy has one, else `ext:DescriptiveCamelCaseName`."""
+
+    concept: str = Field(description="us-gaap local name, or ext:CamelCaseName when the taxonomy has none.")
+    label: str = Field(default="", description="The row label or cue phrase as printed.")
+    award: AwardType | None = None
+    line_item: str | None = Field(default=None, description="Income-statement caption, lower-cased, when split by line.")
+    bound: Literal["min", "max"] | None = Field(default=None, description="One end of a printed range.")
+    amount: Amount
+
+
 class StockCompensationNote(BaseModel):
     """A stock-based compensation note. Leave out what the filing does not state; never invent numbers."""
 
@@ -158,6 +172,7 @@ class StockCompensationNote(BaseModel):
     cash_settlement_ranges: list[CashSettlementRange] = Field(default_factory=list)
     share_repurchases: ShareRepurchases | None = None
     preferred_stock: PreferredStock | None = None
+    line_items: list[LineItem] = Field(default_factory=list, description="Every other number the note prints, by concept.")
 
     def years_reported(self, latest: date) -> list[date]:
         """The fiscal year ends the note covers, latest first: those of its per-year facts and `latest`."""

@@ -44,8 +44,8 @@ def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Docu
     if is_submission(text):
         return _load_submission(text, path, doc_id)
     if _HTML_RE.search(text[:20000]):
-        rendered, meta = html_to_text(path, text)
-        return _checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta))
+        rendered, meta, grids = html_to_text(path, text)
+        return _checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta, grids=grids))
     fmt = "aligned-text" if len(_ALIGNED_ROW_RE.findall(text)) >= 3 else "rpage-text"
     meta = rpage_text_metadata(text) if fmt == "rpage-text" else DocumentMetadata()
     return _checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=meta))

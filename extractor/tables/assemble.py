@@ -70,8 +70,25 @@ def layout(doc: Document) -> tuple[list[Table], list[tuple[int, int]]]:
 
 
 def _layout(doc: Document) -> tuple[list[Table], list[tuple[int, int]]]:
+    if doc.grids:  # HTML: tables from the DOM grid, prose is every other line
+        from extractor.tables.from_grid import grid_tables
+
+        return grid_tables(doc), _lines_outside(doc.text, [(g.start, g.end) for g in doc.grids])
     tokens = _tokens(doc)
     return _assemble(_rows_and_breaks(tokens)), _prose_spans(tokens, doc.format.endswith("aligned-text"))
+
+
+def _lines_outside(text: str, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans of the non-empty lines that lie outside every region (table grids)."""
+    spans: list[tuple[int, int]] = []
+    offset = 0
+    regions = sorted(regions)
+    for line in text.split("\n"):
+        start, end = offset, offset + len(line)
+        offset = end + 1
+        if line.strip() and not any(a <= start < b for a, b in regions):
+            spans.append((start, end))
+    return spans
 
 
 def rebuild_tables(doc: Document) -> list[Table]:

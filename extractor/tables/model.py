@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 
 
@@ -57,6 +58,11 @@ class Column:
     header: str
     kind: str | None  # year, count, price, fair_value, term, intrinsic, cost, min, max
     year: int | None = None
+    end: date | None = None  # a full date printed in the header ("June 30, 2025")
+    months: int | None = None  # 3, 6, 9 or 12 when the header says "Three Months Ended" etc.
+    month_day: tuple[int, int] | None = None  # "Fiscal Years Ended January 31," over bare years
+    award: str | None = None  # an award type named over this column ("Restricted Stock Units | Shares")
+    scale: int | None = None  # a scale in this column's own header ("Shares (in millions)")
 
 
 @dataclass

@@ -4,22 +4,33 @@ from __future__ import annotations
 
 from extractor import __version__
 from extractor.backends.rules.prose import extract_prose
-from extractor.backends.rules.tables import TableMapper
+from extractor.backends.rules.tables import LeftoverMapper, TableMapper
 from extractor.document import Document
 from extractor.extraction import Extraction, Provenance
-from extractor.periods import FiscalCalendar, infer_fiscal_end
+from extractor.periods import fiscal_frame, infer_fiscal_end
 from extractor.tables import layout
+from schemas.concepts import iter_facts
 from schemas.stock_compensation import StockCompensationNote
 
 
 def extract(doc: Document) -> Extraction:
     """Fill a StockCompensationNote from the document's tables, then from its sentences."""
-    fiscal_end = infer_fiscal_end(doc.text, doc.metadata.fiscal_period_end)
-    calendar = FiscalCalendar.from_end(fiscal_end)
+    tables, paragraphs = layout(doc)
+    columns = [c for t in tables for c in t.columns]
+    frame = fiscal_frame(
+        doc.text, doc.metadata.fiscal_period_end,
+        header_ends=[c.end for c in columns if c.end],
+        header_month_days=[c.month_day for c in columns if c.month_day and (c.months or 12) == 12],
+    )
+    fiscal_end = frame.latest or infer_fiscal_end(doc.text, None)
+    calendar = frame.calendar
     note = StockCompensationNote()
     mapper = TableMapper(note, calendar, fiscal_end)
-    tables, paragraphs = layout(doc)
     unmapped = [t.title or t.caption or f"table at offset {t.start}" for t in tables if not mapper.map(t)]
+    consumed = {fact.source.start for fact in iter_facts(note) if fact.source}
+    leftovers = LeftoverMapper(mapper)
+    for table in tables:
+        leftovers.map(table, consumed)
     prose_text = doc.text.replace("\n", " ").replace("\u00a0", " ")  # same length: offsets hold
     extract_prose(note, prose_text, paragraphs, calendar, fiscal_end)
     note.fiscal_year_ends = note.years_reported(fiscal_end)

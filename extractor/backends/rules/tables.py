@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import calendar
 import re
+from dataclasses import replace
 from datetime import date, timedelta
 
 from extractor.backends.rules.amounts import amount
@@ -14,17 +16,19 @@ from extractor.backends.rules.lexicon import (
     YEAR_INFO_ROWS,
     find_award,
     first_award,
+    line_item_rule,
     match_first,
     row_kind,
 )
 from extractor.numbers import scale_exponent
 from extractor.periods import FiscalCalendar, balance_date, find_dates
-from extractor.tables.model import Cell, Row, Table
+from extractor.tables.model import Cell, Column, Row, Table
 from schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
     CashSettlementRange,
     ExpenseItem,
+    LineItem,
     RollForwardRow,
     ShareRepurchases,
     ShareRepurchaseYear,
@@ -50,6 +54,34 @@ INFO_UNITS = {
     "vested_count": "shares",
     "granted_fair_value": "USD/share",
 }
+
+
+def _award_groups(table: Table) -> list[tuple[str | None, Table]]:
+    """The table split where its header names award types over groups of measure columns."""
+    awards = [c.award for c in table.columns]
+    if len({a for a in awards if a}) < 2:
+        return [(next((a for a in awards if a), None), table)]
+    groups: list[tuple[str | None, Table]] = []
+    for award in dict.fromkeys(a for a in awards if a):
+        keep = [i for i, a in enumerate(awards) if a == award]
+        rows = [replace(row, cells=[row.cells[i] for i in keep if i < len(row.cells)]) for row in table.rows]
+        groups.append((award, replace(table, columns=[table.columns[i] for i in keep], rows=rows)))
+    return groups
+
+
+def _on(year: int, month_day: tuple[int, int]) -> date:
+    month, day = month_day
+    last = calendar.monthrange(year, month)[1]
+    return date(year, month, min(day, last))
+
+
+def _months_before(end: date, months: int) -> date:
+    """The first day of the `months` ending on `end` (Jun 30 and 6 months -> Jan 1)."""
+    year, month = divmod(end.month - 1 - months, 12)
+    year, month = end.year + year, month + 1
+    last = calendar.monthrange(year, month)[1]
+    month_end = end.day == calendar.monthrange(end.year, end.month)[1]
+    return date(year, month, last if month_end else min(end.day, last)) + timedelta(days=1)
 
 
 class TableMapper:
@@ -84,20 +116,44 @@ class TableMapper:
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _award(self, table: Table) -> str | None:
-        return find_award(table.title) if table.title else first_award(table.caption)
-
     def _row_scale(self, row: Row, table: Table) -> int:
         row_scale = scale_exponent(row.label)
         return table.scale if row_scale is None else row_scale
 
-    def _year_cells(self, table: Table, row: Row) -> list[tuple[int, Cell]]:
-        return [(col.year, cell) for col, cell in zip(table.columns, row.cells) if not cell.empty and col.year]
+    def _year_cells(self, table: Table, row: Row) -> list[tuple[date, Cell, Period]]:
+        """(period end, cell, flow period) for each filled cell under a dated column."""
+        out = []
+        for col, cell in zip(table.columns, row.cells):
+            if cell.empty or not (col.year or col.end):
+                continue
+            period = self.column_period(col)
+            out.append((period.end_date, cell, period))
+        return out
+
+    def column_period(self, col: Column) -> Period:
+        """The flow period a dated column stands for: a quarter is a quarter, a fiscal year a fiscal year."""
+        if col.end is not None:
+            end = col.end
+        elif col.month_day and col.months and col.months < 12:
+            end = _on(col.year, col.month_day)
+        else:
+            end = self.calendar.year_end(col.year)
+        if col.months and col.months < 12:
+            return Period.over(_months_before(end, col.months), end)
+        if col.end is not None and self.calendar.year_end(end.year) != end and col.months is None:
+            return Period.over(None, end)
+        return self.calendar.period(self.calendar.year_of(end))
 
     # -- table kinds ---------------------------------------------------------------------------
 
     def _rollforward(self, table: Table) -> bool:
-        award = self._award(table) or "option"
+        groups = _award_groups(table)
+        if len(groups) > 1:  # side by side: 'RSUs | Shares, Fair Value' next to 'PSUs | Shares, Fair Value'
+            return all([self._rollforward_one(part, award) for award, part in groups])
+        return self._rollforward_one(table, groups[0][0] if groups else None)
+
+    def _rollforward_one(self, table: Table, column_award: str | None) -> bool:
+        award = column_award or self._award(table) or "option"
         context = f"{table.title or ''} {table.caption or ''}".lower()
         if award in OPTION_LIKE:
             basis = "nonvested" if ("nonvested" in context or "unvested" in context) else "outstanding"
@@ -110,9 +166,12 @@ class TableMapper:
                 rows.append((row, kind, balance_date(row.label)))
         balances = [(i, d) for i, (_, kind, d) in enumerate(rows) if kind == "balance"]
         out = AwardRollForward(award=award, basis=basis, title=table.title or table.caption)
+        ending = max((d for _, d in balances if d), default=self.fiscal_end)
         for index, (row, kind, day) in enumerate(rows):
             if kind == "balance":
                 kind = "beginning" if index == balances[0][0] and len(balances) > 1 else "ending"
+                if day is None and kind == "beginning":  # 'at beginning of year': the prior fiscal year's end
+                    day = self.calendar.year_end(self.calendar.year_of(ending) - 1)
                 period = Period.at(day or self.fiscal_end)
             elif kind in ("exercisable", "vested_and_expected_to_vest"):
                 period = Period.at(day or max((d for _, d in balances if d), default=self.fiscal_end))
@@ -129,35 +188,39 @@ class TableMapper:
         self.note.award_activity.append(out)
         return True
 
+    def _award(self, table: Table) -> str | None:
+        return find_award(table.title) if table.title and find_award(table.title) else first_award(table.caption)
+
     def _information(self, table: Table) -> bool:
         award = self._award(table)
-        infos: dict[int, AwardYearInfo] = {}
+        infos: dict[tuple, AwardYearInfo] = {}
         for row in table.rows:
             field = match_first(row.label, YEAR_INFO_ROWS)
             if field is None:
                 continue
             unit = INFO_UNITS.get(field, "USD")
-            for year, cell in self._year_cells(table, row):
-                info = infos.setdefault(year, AwardYearInfo(award=award, fiscal_year_end=self.calendar.year_end(year)))
-                setattr(info, field, amount(cell.numbers[0], unit, self.calendar.period(year), self._row_scale(row, table)))
+            row_award = find_award(row.label) or award
+            for end, cell, period in self._year_cells(table, row):
+                info = infos.setdefault((row_award, end), AwardYearInfo(award=row_award, fiscal_year_end=end))
+                if getattr(info, field) is None:
+                    setattr(info, field, amount(cell.numbers[0], unit, period, self._row_scale(row, table)))
         self.note.award_years.extend(infos.values())
         return bool(infos)
 
     def _assumptions(self, table: Table) -> bool:
         award = self._award(table) or "option"
         model_match = VALUATION_MODELS.search(table.caption or "")
-        by_year: dict[int, ValuationAssumptions] = {}
+        by_year: dict[date, ValuationAssumptions] = {}
         for row in table.rows:
             field = match_first(row.label, ASSUMPTION_ROWS)
             if field is None:
                 continue
-            for year, cell in self._year_cells(table, row):
-                period = self.calendar.period(year)
+            for year, cell, period in self._year_cells(table, row):
                 target = by_year.setdefault(
                     year,
                     ValuationAssumptions(
                         award=award,
-                        fiscal_year_end=self.calendar.year_end(year),
+                        fiscal_year_end=year,
                         model=model_match.group(1) if model_match else None,
                     ),
                 )
@@ -172,15 +235,15 @@ class TableMapper:
 
     def _repurchases(self, table: Table) -> bool:
         repurchases = self.note.share_repurchases or ShareRepurchases()
-        years: dict[int, ShareRepurchaseYear] = {}
+        years: dict[date, ShareRepurchaseYear] = {}
         for row in table.rows:
             field = match_first(row.label, REPURCHASE_ROWS)
             if field is None:
                 continue
             unit = {"shares_repurchased": "shares", "average_cost_per_share": "USD/share"}.get(field, "USD")
-            for year, cell in self._year_cells(table, row):
-                end = self.calendar.year_end(year)
-                period = Period.at(end) if field == "remaining_authorization" else self.calendar.period(year)
+            for end, cell, flow in self._year_cells(table, row):
+                year = end
+                period = Period.at(end) if field == "remaining_authorization" else flow
                 target = years.setdefault(year, ShareRepurchaseYear(fiscal_year_end=end))
                 setattr(target, field, amount(cell.numbers[0], unit, period, self._row_scale(row, table)))
         repurchases.years.extend(years.values())
@@ -195,8 +258,8 @@ class TableMapper:
             else:
                 award = find_award(row.label)
                 line_item = None if award else re.sub(r"\s+", " ", row.label).strip().lower()
-            for year, cell in self._year_cells(table, row):
-                value = amount(cell.numbers[0], "USD", self.calendar.period(year), self._row_scale(row, table))
+            for _, cell, period in self._year_cells(table, row):
+                value = amount(cell.numbers[0], "USD", period, self._row_scale(row, table))
                 self.note.expense.append(ExpenseItem(line_item=line_item, award=award, amount=value))
                 found = True
         return found
@@ -235,3 +298,67 @@ class TableMapper:
                 )
             )
         return True
+
+
+def _camel(label: str) -> str:
+    words = re.findall(r"[A-Za-z]+", re.sub(r"\(\w{1,2}\)|\bin (?:thousands|millions|billions)\b", " ", label))
+    return "".join(w[:1].upper() + w[1:].lower() for w in words[:12]) or "UnlabelledNumber"
+
+
+class LeftoverMapper:
+    """Every table number no typed field took becomes a line item: its concept from the lexicon where a
+    row label names one, else `ext:` plus the label in words. Nothing the note prints is silently dropped."""
+
+    def __init__(self, mapper: TableMapper) -> None:
+        self.mapper = mapper
+
+    def map(self, table: Table, consumed: set[int]) -> int:
+        added = 0
+        table_award = self.mapper._award(table)
+        context_dates = [d for d, _, _ in find_dates(f"{table.caption or ''} {table.title or ''}")]
+        for row in table.rows:
+            rule = line_item_rule(row.label) if row.label else None
+            for column, cell in zip(table.columns, row.cells):
+                if cell.empty or cell.numbers[0].start in consumed:
+                    continue
+                unit = self._unit(rule, column, cell)
+                period = self._period(rule, table, row, column, context_dates)
+                award = find_award(row.label) or column.award or find_award(row.group) or table_award
+                concept = rule.concept if rule else f"ext:{_camel(row.label or column.header)}"
+                scale = column.scale if column.scale is not None else self.mapper._row_scale(row, table)
+                bounds = ("min", "max") if cell.is_range else (None,)
+                for number, bound in zip(cell.numbers, bounds):
+                    self.mapper.note.line_items.append(LineItem(
+                        concept=concept, label=row.label, award=award, bound=bound,
+                        amount=amount(number, unit, period, scale),
+                    ))
+                    added += 1
+        return added
+
+    @staticmethod
+    def _unit(rule, column: Column, cell: Cell) -> str:
+        number = cell.numbers[0]
+        if number.percent:
+            return "pure"
+        if cell.years or column.kind == "term":
+            return "years"
+        if rule is not None:
+            return rule.unit
+        if column.kind in COLUMN_UNITS:
+            return COLUMN_UNITS[column.kind]
+        return "USD" if number.currency else "shares"
+
+    def _period(self, rule, table: Table, row: Row, column: Column, context_dates: list[date]) -> Period:
+        instant = rule is not None and rule.period == "instant"
+        if column.year or column.end:
+            flow = self.mapper.column_period(column)
+            return Period.at(flow.end_date) if instant else flow
+        day = balance_date(row.label)
+        if day is not None:
+            return Period.at(day)
+        if context_dates:
+            return Period.at(max(context_dates))
+        end = self.mapper.fiscal_end
+        if instant or row_kind(row.label) in ("balance", "exercisable", "vested_and_expected_to_vest"):
+            return Period.at(end)
+        return self.mapper.calendar.period_ending(end)

@@ -1,0 +1,150 @@
+"""HTML table grids to Tables: header rows stacked into typed columns, one cell per column, nothing shifted.
+
+The line-based rebuilder (assemble.py) serves R-page text and aligned plain text; HTML arrives with its
+grid (extractor.grid), so here the rows and columns are read, not guessed. Both produce the same Table.
+"""
+
+from __future__ import annotations
+
+import re
+
+from extractor.backends.rules.lexicon import find_award
+from extractor.document import Document
+from extractor.grid import GridCell, TableGrid
+from extractor.numbers import EMPTY_MARKERS, scale_exponent
+from extractor.tables.assemble import is_year_cell
+from extractor.tables.headers import column_scale, header_period, measure_kind
+from extractor.tables.model import Cell, Column, Row, Table
+from extractor.tables.tokens import Kind, classify_chunk
+
+_FOOTNOTE_MARK = re.compile(r"(?:\s*(?:\(\w{1,2}\)|\*+|\u2020+))+$")
+_SCALE_NOTE = re.compile(r"\bin (?:thousands|millions|billions)\b|\b(?:thousands|millions|billions)\b", re.I)
+
+
+def grid_tables(doc: Document) -> list[Table]:
+    """Every data table of an HTML document, from its grids."""
+    tables: list[Table] = []
+    for grid in doc.grids:
+        tables.extend(_tables(doc.text, grid))
+    return tables
+
+
+def _cell(text: str, cell: GridCell) -> Cell:
+    raw = text[cell.start : cell.end]
+    body = _FOOTNOTE_MARK.sub("", raw) or raw
+    token = classify_chunk(body, cell.start)
+    if token.kind is Kind.NUM:
+        return Cell(list(token.numbers), cell.start, cell.start + len(body), years=token.years)
+    return Cell([], cell.start, cell.end)
+
+
+def _is_header_row(cells: list[Cell], texts: list[str]) -> bool:
+    """No value but text over the value columns, or a row of years: a header level."""
+    values = [c for c in cells if not c.empty]
+    if values:
+        return all(is_year_cell(c) for c in values) and not any(t and not _is_yearish(t) for t in texts)
+    return any(texts)
+
+
+def _is_yearish(text: str) -> bool:
+    return bool(re.fullmatch(r"(?:fiscal\s+|fy\s*)?(?:19|20)\d\d(?:\s*\(\w\))?", text.strip(), re.I))
+
+
+def _caption(text: str, start: int) -> str | None:
+    """The paragraph just before the table: 'The following table summarizes ... RSU activity'."""
+    before = text[max(0, start - 2000) : start].rstrip("\n").split("\n")
+    for line in reversed(before):
+        if line.strip():
+            return line.strip() if "\t" not in line else None
+    return None
+
+
+def _tables(text: str, grid: TableGrid) -> list[Table]:
+    by_row: dict[int, list[GridCell]] = {}
+    for cell in grid.cells:
+        by_row.setdefault(cell.row, []).append(cell)
+    caption = _caption(text, grid.start)
+    tables: list[Table] = []
+    header: list[list[GridCell]] = []  # header rows of the current block
+    table: Table | None = None
+    group: str | None = None
+    for r in range(grid.rows):
+        cells = sorted(by_row.get(r, []), key=lambda c: c.col)
+        label_cell = next((c for c in cells if c.col == 0), None)
+        label = text[label_cell.start : label_cell.end] if label_cell else ""
+        values = [Cell([], 0, 0) for _ in range(grid.cols - 1)]
+        texts = ["" for _ in range(grid.cols - 1)]
+        for c in cells:
+            if c.col == 0:
+                continue
+            values[c.col - 1] = _cell(text, c)
+            printed = text[c.start : c.end].strip()
+            texts[c.col - 1] = printed if values[c.col - 1].empty and printed not in EMPTY_MARKERS else ""
+        if _is_header_row(values, texts):
+            if table is not None:  # a header row below data rows starts the next block
+                table, group, header = None, None, []
+            header.append(cells)
+            continue
+        if not any(not v.empty for v in values):
+            if label:  # a group heading ('Stock options:') or a row printed with dashes only
+                group = label.rstrip(":").strip()
+            continue
+        if table is None:
+            table = _new_table(text, grid, header, caption)
+            tables.append(table)
+        row = Row(
+            label=label.strip(),
+            label_start=label_cell.start if label_cell else cells[0].start,
+            label_end=label_cell.end if label_cell else cells[0].start,
+            cells=values,
+            group=group,
+        )
+        table.rows.append(row)
+        table.end = max(c.end for c in cells)
+    return tables
+
+
+def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption: str | None) -> Table:
+    columns: list[Column] = []
+    header_lines: list[str] = []
+    for level in header:
+        for c in level:
+            if c.col == 0:
+                header_lines.append(text[c.start : c.end])
+    for col in range(1, grid.cols):
+        parts = [
+            text[c.start : c.end]
+            for level in header
+            for c in level
+            if c.col != 0 and c.col <= col < c.col + c.colspan
+        ]
+        period = header_period(parts)
+        kind = measure_kind(parts)
+        if kind is None and (period.year or period.end):
+            kind = "year"
+        awards = [find_award(p) for p in parts if measure_kind([p]) is None or len(parts) > 1]
+        award = next((a for a in awards if a), None)
+        columns.append(Column(
+            header=" | ".join(parts), kind=kind, year=period.year, end=period.end, months=period.months,
+            month_day=period.month_day, award=award, scale=column_scale(parts),
+        ))
+    scale_note = next((line for line in header_lines if _SCALE_NOTE.search(line)), None)
+    if scale_note is None:
+        for col in columns:
+            if col.header and _SCALE_NOTE.search(col.header) and col.scale is None:
+                scale_note = col.header
+    if scale_note is None and caption and re.search(r"\bin (?:thousands|millions|billions)\b", caption, re.I):
+        scale_note = caption
+    title = next((line for line in header_lines if not _SCALE_NOTE.search(line)), None)
+    start = min((c.start for level in header for c in level), default=grid.start)
+    return Table(
+        title=title,
+        caption=caption,
+        header_lines=header_lines + [col.header for col in columns if col.header],
+        columns=columns,
+        rows=[],
+        scale=(scale_exponent(scale_note) or 0) if scale_note else 0,
+        scale_note=scale_note,
+        start=start,
+        end=start,
+    )
