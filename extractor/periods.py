@@ -45,14 +45,27 @@ class FiscalCalendar:
 
     month: int
     day: int
+    weekday: int | None = None  # 52/53-week years: the year ends on the last such weekday of `month`
 
     @classmethod
     def from_end(cls, fiscal_end: date) -> "FiscalCalendar":
         return cls(fiscal_end.month, fiscal_end.day)
 
+    @classmethod
+    def anchored(cls, month: int, day: int, latest: date | None) -> "FiscalCalendar":
+        """A calendar whose year ends in the last week of a month, not on its last day, is a 52/53-week
+        calendar (Dec 28, 2013; Dec 29, 2012; Dec 31, 2011): it ends on the latest end's weekday."""
+        last = calendar.monthrange(latest.year if latest else 2001, month)[1]
+        if latest is not None and latest.month == month and latest.day == day and last - 6 <= day < last:
+            return cls(month, day, latest.weekday())
+        return cls(month, day)
+
     def year_end(self, year: int) -> date:
         """The end of fiscal `year`; a month-end calendar stays on the month end (Feb 28/29)."""
         last = calendar.monthrange(year, self.month)[1]
+        if self.weekday is not None:
+            end = date(year, self.month, last)
+            return end - timedelta(days=(end.weekday() - self.weekday) % 7)
         month_end = self.day >= calendar.monthrange(2001, self.month)[1]  # 2001: Feb 28 counts
         return date(year, self.month, last if month_end else min(self.day, last))
 
@@ -98,13 +111,16 @@ def fiscal_frame(text: str, stated: date | None, header_ends: list[date] = (), h
     ends = [*header_ends, *reported]
     if stated:
         ends.append(stated)
-    today_cap = max(ends, default=None)
-    latest = stated or today_cap
+    seen: dict[date, int] = {}
+    for day in ends:
+        seen[day] = seen.get(day, 0) + 1
+    repeated = [day for day, count in seen.items() if count >= 2]  # a period end is reported more than once
+    latest = stated or max(repeated or ends, default=None)
     if month_days:
         month, day = max(month_days.items(), key=lambda item: item[1])[0]
-        return FiscalFrame(FiscalCalendar(month, day), latest, True)
+        return FiscalFrame(FiscalCalendar.anchored(month, day, latest), latest, True)
     if latest is not None and not re.search(r"\b(?:three|six|nine)\s+months\b|\bquarter", text, re.I):
-        return FiscalFrame(FiscalCalendar.from_end(latest), latest, False)
+        return FiscalFrame(FiscalCalendar.anchored(latest.month, latest.day, latest), latest, False)
     return FiscalFrame(FiscalCalendar(12, 31), latest, False)
 
 

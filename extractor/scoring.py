@@ -6,8 +6,11 @@ agree when equal after rounding the more precise one to the precision printed in
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
+
 from schemas.facts import Fact, values_agree
 
 
@@ -73,3 +76,48 @@ def score(predicted: list[Fact], gold: list[Fact]) -> Score:
             result.wrong_value.append((best, gold_fact))
     result.extra = unused
     return result
+
+
+# -- which predictions go with which gold (extractor score) --------------------------------------
+
+GOLD_SUFFIX = ".facts.jsonl"
+
+
+def document_name(path: Path) -> str:
+    """'002_x.facts.jsonl' and '002_x.jsonl' both name document '002_x'."""
+    name = path.name
+    for suffix in (GOLD_SUFFIX, ".jsonl"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def read_predictions(path: Path) -> dict[str | None, list[Fact]]:
+    """Predicted facts by document. A file: its lines' 'document' keys (None for a line without one).
+    A folder: one <document>.jsonl per extracted document, named by the file; an empty file is a
+    document extracted with no facts, which still counts. Raises ValueError naming the line."""
+    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(".jsonl")) if path.is_dir() else [path]
+    by_document: dict[str | None, list[Fact]] = {}
+    for file in files:
+        named = document_name(file) if path.is_dir() else None
+        facts = by_document.setdefault(named, []) if named is not None else None
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                document = record.pop("document", None)
+                fact = Fact.from_json(json.dumps(record))
+            except (ValueError, AttributeError) as error:
+                raise ValueError(f"{file}:{number}: not a fact ({str(error).splitlines()[0]})") from error
+            (facts if facts is not None else by_document.setdefault(document, [])).append(fact)
+    return by_document
+
+
+def gold_files(gold: Path) -> dict[str, Path]:
+    """<document>.facts.jsonl gold files of a folder, or the one file given."""
+    if gold.is_file():
+        return {document_name(gold): gold}
+    if gold.is_dir():
+        return {document_name(p): p for p in sorted(gold.glob(f"*{GOLD_SUFFIX}"))}
+    raise ValueError(f"{gold}: no such gold file or folder")

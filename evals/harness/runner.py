@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from evals.harness.loose import LooseCounts, loose_score
 from evals.harness.metrics import Counts, grounding_rate, tally, tally_by
 from evals.harness.outcomes import FactOutcome, fact_outcomes
 from evals.harness.suite import Suite, SuiteDocument
@@ -45,6 +46,9 @@ class DocumentResult(BaseModel):
     findings: list[FindingSummary] = Field(default_factory=list)
     usage: Usage | None = None
     seconds: float = 0.0
+    robustness: bool = Field(default=False, description="No gold: it only has to extract without error.")
+    facts: int | None = Field(default=None, description="Facts predicted (None when not extracted).")
+    loose: LooseCounts | None = Field(default=None, description="Loose scores against the filer's XBRL tags.")
 
 
 class Metrics(BaseModel):
@@ -59,6 +63,8 @@ class Metrics(BaseModel):
     failed_documents: int
     usage: Usage | None
     seconds: float
+    loose: LooseCounts | None = None  # summed over the documents with XBRL gold, predicted or not
+    robustness_documents: int = 0
 
 
 class EvalRun(BaseModel):
@@ -97,7 +103,19 @@ class EvalRun(BaseModel):
             failed_documents=len(self.documents) - len(extracted),
             usage=total_usage,
             seconds=sum(d.seconds for d in self.documents),
+            loose=_loose_total(self.documents),
+            robustness_documents=sum(d.robustness for d in self.documents),
         )
+
+
+def _loose_total(documents: list[DocumentResult]) -> LooseCounts | None:
+    scored = [d.loose for d in documents if d.loose is not None]
+    if not scored:
+        return None
+    total = LooseCounts()
+    for counts in scored:
+        total.add(counts)
+    return total
 
 
 Extract = Callable[[Document], Extraction]
@@ -121,7 +139,12 @@ def run_suite(
         result, extraction = _run_one(document, extract)
         results.append(result)
         predicted = to_facts(extraction.note) if extraction else []
-        outcomes += fact_outcomes(document.id, predicted, list(document.gold_facts))
+        result.facts = len(predicted) if extraction else None
+        result.robustness = document.robustness
+        if not document.robustness:  # no gold: its facts are neither right nor extra
+            outcomes += fact_outcomes(document.id, predicted, list(document.gold_facts))
+        if document.xbrl_gold_facts is not None:  # every gold document counts, extracted or not
+            result.loose = loose_score(predicted, document.xbrl_gold_facts, document.tagged_facts)[0]
         if extraction is not None:  # the LLM's provenance, when it ran, names what was really used
             model = extraction.provenance.model or model
             prompt_id = extraction.provenance.prompt_id or prompt_id

@@ -13,7 +13,12 @@ accepted = "gold/002_prose.accepted.jsonl"   # optional: filing quirks the gold 
 format = "prose"                       # how it is laid out, for people and per-format reading
 source = "Seed 002 restated in sentences only"
 tags = ["synthetic"]                   # "real" or "synthetic", plus any others
+xbrl_gold = "gold/x.xbrl.json"         # optional: the filer's visible XBRL facts, raw (loose matching)
+tagged = "tagged/x.json"               # optional: every fact the filer tagged (tag-backed precision)
+robustness = true                      # optional: no gold; the document must only extract without error
 ```
+
+A robustness document has no `gold`; it is extracted and reported, never scored.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from pathlib import Path
 
 from extractor.tomlfile import read_toml
 from extractor.validator import read_accepted
+from evals.harness.loose import TaggedFact, read_tagged
 from schemas.facts import Fact
 
 MANIFEST = "suite.toml"
@@ -37,13 +43,18 @@ class SuiteError(Exception):
 class SuiteDocument:
     id: str
     path: Path
-    gold: Path
+    gold: Path | None  # None for a robustness document
     accepted: Path | None
     format: str
     source: str
     tags: tuple[str, ...]
     gold_facts: tuple[Fact, ...]  # read when the suite loads: a bad line fails before any extraction
     accepted_findings: dict[str, str]
+    xbrl_gold: Path | None = None
+    tagged: Path | None = None
+    xbrl_gold_facts: tuple[TaggedFact, ...] | None = None  # set when the suite has XBRL gold: loose scoring
+    tagged_facts: tuple[TaggedFact, ...] = ()
+    robustness: bool = False
 
 
 @dataclass(frozen=True)
@@ -57,7 +68,7 @@ class Suite:
         """Hash of the manifest, documents and gold: two runs are comparable fact by fact when equal."""
         digest = hashlib.sha256(self.manifest.read_bytes())
         for document in self.documents:
-            for path in (document.path, document.gold, document.accepted):
+            for path in (document.path, document.gold, document.accepted, document.xbrl_gold, document.tagged):
                 if path is not None:
                     digest.update(path.read_bytes())
         return digest.hexdigest()[:16]
@@ -89,11 +100,18 @@ def load_suite(path: Path) -> Suite:
 
 def _document(manifest: Path, root: Path, number: int, entry: dict) -> SuiteDocument:
     where = f"{manifest}: document {number}"
-    missing = [key for key in ("id", "path", "gold") if not entry.get(key)]
+    robustness = entry.get("robustness", False)
+    if not isinstance(robustness, bool):
+        raise SuiteError(f"{where}: robustness must be true or false")
+    required = ("id", "path") if robustness else ("id", "path", "gold")
+    missing = [key for key in required if not entry.get(key)]
     if missing:
         raise SuiteError(f"{where}: missing {', '.join(missing)}")
     where = f"{manifest}: document {entry['id']!r}"
-    paths = {key: (root / entry[key]).resolve() for key in ("path", "gold", "accepted") if entry.get(key)}
+    if robustness and entry.get("gold"):
+        raise SuiteError(f"{where}: a robustness document has no gold")
+    keys = ("path", "gold", "accepted", "xbrl_gold", "tagged")
+    paths = {key: (root / entry[key]).resolve() for key in keys if entry.get(key)}
     for key, resolved in paths.items():
         if not resolved.is_file():
             raise SuiteError(f"{where}: {key} {entry[key]} does not exist ({resolved})")
@@ -104,16 +122,26 @@ def _document(manifest: Path, root: Path, number: int, entry: dict) -> SuiteDocu
         accepted = read_accepted(paths["accepted"]) if "accepted" in paths else {}
     except (OSError, ValueError) as error:
         raise SuiteError(f"{where}: accepted findings cannot be read ({error})") from error
+    try:
+        xbrl_gold = read_tagged(paths["xbrl_gold"]) if "xbrl_gold" in paths else None
+        tagged = read_tagged(paths["tagged"]) if "tagged" in paths else ()
+    except (OSError, ValueError) as error:
+        raise SuiteError(f"{where}: XBRL facts cannot be read ({str(error).splitlines()[0]})") from error
     return SuiteDocument(
         id=str(entry["id"]),
         path=paths["path"],
-        gold=paths["gold"],
+        gold=paths.get("gold"),
         accepted=paths.get("accepted"),
         format=str(entry.get("format", "")),
         source=str(entry.get("source", "")),
         tags=tuple(str(tag) for tag in tags),
-        gold_facts=_read_gold(where, paths["gold"]),
+        gold_facts=_read_gold(where, paths["gold"]) if "gold" in paths else (),
         accepted_findings=accepted,
+        xbrl_gold=paths.get("xbrl_gold"),
+        tagged=paths.get("tagged"),
+        xbrl_gold_facts=xbrl_gold,
+        tagged_facts=tagged,
+        robustness=robustness,
     )
 
 

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evals.harness.compare import Change, Comparison
+from evals.harness.loose import LooseCounts
 from evals.harness.metrics import Counts, ordered_groups
 from evals.harness.outcomes import describe
 from evals.harness.runner import EvalRun, Metrics
@@ -62,14 +63,57 @@ def run_report(run: EvalRun, metrics: Metrics) -> RenderableType:
     ]
     if metrics.usage is not None:
         lines.append(f"LLM usage: {metrics.usage.summary()}")
+    if metrics.loose is not None:
+        t = metrics.loose
+        lines.append(f"against the filers' XBRL tags: loose recall {t.loose_recall:.3f} · concept recall {t.concept_recall:.3f}"
+                     f" · tag-backed precision {t.tag_backed_precision:.3f} · {t.gold} gold, {t.predicted} predicted")
     return Group(
         Text(run_header(run), style="bold"),
         _score_table("By concept group", "group", ordered_groups(metrics.by_group), metrics.overall),
         _score_table("By award type", "award", metrics.by_award),
         _score_table("By document format", "format", metrics.by_format),
         documents,
+        *_loose_tables(run, metrics),
         *(Text(line) for line in lines),
     )
+
+
+LOOSE_COLUMNS = ("gold", "found", "loose recall", "concept recall", "backed", "predicted", "tag-backed precision")
+
+
+def _loose_tables(run: EvalRun, metrics: Metrics) -> list[Table]:
+    """Loose scores against the filer's tags per document (every gold document, extracted or not), and
+    the robustness documents with what they gave: real filings are judged on these, not on our names."""
+    tables: list[Table] = []
+    scored = [d for d in run.documents if d.loose is not None]
+    if scored and metrics.loose is not None:
+        table = Table(title="Against the filers' XBRL tags (loose: value, period end, award)", title_justify="left")
+        table.add_column("document")
+        for column in LOOSE_COLUMNS:
+            table.add_column(column, justify="right")
+        for result in scored:
+            assert result.loose is not None
+            name = escape(result.id) + ("" if result.status == "extracted" else " [red](failed)[/red]")
+            table.add_row(name, *_loose_cells(result.loose))
+        table.add_row("ALL", *_loose_cells(metrics.loose), style="bold")
+        tables.append(table)
+    robust = [d for d in run.documents if d.robustness]
+    if robust:
+        table = Table(title="Robustness documents (no gold: each must extract without error)", title_justify="left")
+        for column in ("document", "status", "facts", "validation"):
+            table.add_column(column, justify="right" if column == "facts" else "left")
+        for result in robust:
+            status = "extracted" if result.status == "extracted" else f"[red]error[/red]: {escape(result.reason or '')}"
+            validation = "—" if result.passed is None else ("passed" if result.passed else
+                         f"failed ({sum(f.severity == 'error' for f in result.findings)} errors)")
+            table.add_row(escape(result.id), status, "—" if result.facts is None else str(result.facts), validation)
+        tables.append(table)
+    return tables
+
+
+def _loose_cells(c: LooseCounts) -> list[str]:
+    return [str(c.gold), str(c.found), f"{c.loose_recall:.3f}", f"{c.concept_recall:.3f}", str(c.backed),
+            str(c.predicted), f"{c.tag_backed_precision:.3f}"]
 
 
 def comparison_report(comparison: Comparison, limit: int = 25) -> RenderableType:

@@ -28,7 +28,8 @@ _SPACES = re.compile(r"[ \t\r\n\f\v]+")  # not \s: non-breaking spaces are cell 
 _CELL_SPACES = re.compile(r"[\s\u00a0\u200b]+")
 _NUMERIC = re.compile(r"\d")
 _JOIN_RIGHT = frozenset({"$", "(", "($", "$("})  # joined to the cell after them
-_JOIN_LEFT = re.compile(r"^(?:\)|%|\)%|%\)|\(\d{1,2}\)|\([a-z]\)|\*+)$")  # joined to the cell before them
+_RANGE_DASHES = frozenset({"-", "\u2013", "to"})
+_JOIN_LEFT = re.compile(r"^(?:\)|%|\)%|%\)|\([a-z]\)|\*+)$")  # joined to the cell before them
 
 
 def _hidden(element: etree._Element) -> bool:
@@ -130,6 +131,14 @@ def _merge_markers(slots: list[_Slot]) -> None:
             else:  # a footnote mark: kept with the cell it annotates
                 before.text = f"{before.text} {slot.text}"
                 slot.text = ""
+        filled = [s for s in row if s.text]
+        for i in range(1, len(filled) - 1):  # a range printed over three cells: '26.8%', '-', '32.6%'
+            left, dash, right = filled[i - 1], filled[i], filled[i + 1]
+            if dash.text in _RANGE_DASHES and _NUMERIC.search(left.text) and _NUMERIC.search(right.text) and (
+                dash.text == "to" or any(mark in left.text + right.text for mark in "%$.")
+            ):
+                left.text = f"{left.text} {dash.text} {right.text}"
+                dash.text = right.text = ""
 
 
 def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:

@@ -68,6 +68,7 @@ def _tables(text: str, grid: TableGrid) -> list[Table]:
     header: list[list[GridCell]] = []  # header rows of the current block
     table: Table | None = None
     group: str | None = None
+    wrapped: tuple[str, int] | None = None  # a label row with no values, which the next row may continue
     for r in range(grid.rows):
         cells = sorted(by_row.get(r, []), key=lambda c: c.col)
         label_cell = next((c for c in cells if c.col == 0), None)
@@ -88,13 +89,18 @@ def _tables(text: str, grid: TableGrid) -> list[Table]:
         if not any(not v.empty for v in values):
             if label:  # a group heading ('Stock options:') or a row printed with dashes only
                 group = label.rstrip(":").strip()
+                wrapped = (label, label_cell.start) if label_cell else None
             continue
+        label_start = label_cell.start if label_cell else cells[0].start
+        if wrapped and label[:1].islower():  # 'Payments ... upon' / 'vesting (in millions)': one label
+            label, label_start, group = f"{wrapped[0]} {label}", wrapped[1], None
+        wrapped = None
         if table is None:
             table = _new_table(text, grid, header, caption)
             tables.append(table)
         row = Row(
             label=label.strip(),
-            label_start=label_cell.start if label_cell else cells[0].start,
+            label_start=label_start,
             label_end=label_cell.end if label_cell else cells[0].start,
             cells=values,
             group=group,
@@ -135,6 +141,11 @@ def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption
                 scale_note = col.header
     if scale_note is None and caption and re.search(r"\bin (?:thousands|millions|billions)\b", caption, re.I):
         scale_note = caption
+    scale = (scale_exponent(scale_note) or 0) if scale_note else 0
+    if scale_note is None:  # a scale every scaled column states ('Shares (in thousands)') is the table's
+        stated = {col.scale for col in columns if col.scale is not None}
+        if len(stated) == 1:
+            scale = stated.pop()
     title = next((line for line in header_lines if not _SCALE_NOTE.search(line)), None)
     start = min((c.start for level in header for c in level), default=grid.start)
     return Table(
@@ -143,7 +154,7 @@ def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption
         header_lines=header_lines + [col.header for col in columns if col.header],
         columns=columns,
         rows=[],
-        scale=(scale_exponent(scale_note) or 0) if scale_note else 0,
+        scale=scale,
         scale_note=scale_note,
         start=start,
         end=start,

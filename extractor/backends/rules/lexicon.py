@@ -66,6 +66,17 @@ def first_award(text: str | None) -> str | None:
     return min(hits)[1] if hits else None
 
 
+def named_awards(text: str | None) -> set[str]:
+    """Every award type a text names, each phrase counted once ('market stock units' is an MSU, not an RSU too)."""
+    found: set[str] = set()
+    rest = text or ""
+    for award, pattern in AWARD_PATTERNS:
+        if pattern.search(rest):
+            found.add(award)
+            rest = pattern.sub(" ", rest)
+    return found
+
+
 def row_kind(label: str) -> str | None:
     for kind, pattern in ROW_KINDS:
         if pattern.search(label):

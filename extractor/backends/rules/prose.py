@@ -14,8 +14,10 @@ from decimal import Decimal
 
 from extractor.backends.rules.amounts import word_amount
 from extractor.backends.rules.lexicon import find_award, first_award
+from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
 from extractor.periods import FiscalCalendar, find_dates
+from schemas.concepts import iter_facts
 from schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
@@ -291,8 +293,10 @@ def sentences(text: str, spans: list[tuple[int, int]]) -> list[Sentence]:
     return out
 
 
-def extract_prose(note: StockCompensationNote, text: str, spans: list[tuple[int, int]], calendar: FiscalCalendar, fiscal_end: date) -> None:
-    """Apply every prose rule to every sentence; each rule fills a field only once."""
+def extract_prose(note: StockCompensationNote, text: str, spans: list[tuple[int, int]], calendar: FiscalCalendar, fiscal_end: date) -> Reading:
+    """Read the numbers of every sentence: first the sentence patterns (each fills a field once), then every
+    number they left, generically, by the cue phrases near it (prose_reader). Returns what was read and
+    the numbers left unread."""
     ctx = Context(note, calendar, fiscal_end)
     for sentence in sentences(text, spans):
         if "respectively" in sentence.text:
@@ -303,3 +307,28 @@ def extract_prose(note: StockCompensationNote, text: str, spans: list[tuple[int,
         mentioned = first_award(sentence.text)
         if mentioned and "respectively" not in sentence.text:
             ctx.previous_award = mentioned
+    used = {(fact.source.start, fact.source.end) for fact in iter_facts(note) if fact.source}
+    return read_prose(note, prose_sentences(text, spans), calendar, fiscal_end, used)
+
+
+_HEADING = re.compile(r"^[^.;:\t]{2,120}$")
+
+
+def prose_sentences(text: str, spans: list[tuple[int, int]]) -> list[ProseSentence]:
+    """The sentences of the prose paragraphs, each with the award type its paragraph is about: the
+    paragraph's lead-in ("Restricted Stock Units.  …") or the heading line above it ("Employee Stock
+    Purchase Plan"). Table rows rendered as paragraphs (tab-separated cells) are not prose."""
+    out: list[ProseSentence] = []
+    heading_award: str | None = None
+    for index, (start, end) in enumerate(spans):
+        paragraph = text[start:end]
+        stripped = paragraph.strip()
+        if "\t" in paragraph or not stripped:
+            continue
+        if _HEADING.match(stripped) and not re.search(r"\d", stripped):
+            heading_award = find_award(stripped)
+            continue
+        for sentence in sentences(text, [(start, end)]):
+            award = sentence.paragraph_award or heading_award
+            out.append(ProseSentence(sentence.text, sentence.start, index, award))
+    return out

@@ -18,6 +18,7 @@ from extractor.backends.rules.lexicon import (
     first_award,
     line_item_rule,
     match_first,
+    named_awards,
     row_kind,
 )
 from extractor.numbers import scale_exponent
@@ -110,7 +111,7 @@ class TableMapper:
             return self._information(table)
         if "cost" in kinds and "unrecognized" in (context + (table.caption or "")).lower():
             return self._unrecognized(table)
-        if {"min", "max"} <= kinds and "settlement" in context.lower():
+        if {"min", "max"} <= kinds and "settlement" in (context + (table.caption or "")).lower():
             return self._settlement(table)
         return False
 
@@ -183,7 +184,8 @@ class TableMapper:
             for column, cell in zip(table.columns, row.cells):
                 measure = ROW_MEASURE.get(column.kind or "")
                 if measure and not cell.empty:
-                    setattr(out_row, measure, amount(cell.numbers[0], COLUMN_UNITS[column.kind], period, table.scale))
+                    scale = table.scale if column.scale is None else column.scale
+                    setattr(out_row, measure, amount(cell.numbers[0], COLUMN_UNITS[column.kind], period, scale))
             out.rows.append(out_row)
         self.note.award_activity.append(out)
         return True
@@ -193,13 +195,14 @@ class TableMapper:
 
     def _information(self, table: Table) -> bool:
         award = self._award(table)
+        named = named_awards(f"{table.title or ''} {table.caption or ''}")
         infos: dict[tuple, AwardYearInfo] = {}
         for row in table.rows:
             field = match_first(row.label, YEAR_INFO_ROWS)
             if field is None:
                 continue
             unit = INFO_UNITS.get(field, "USD")
-            row_award = find_award(row.label) or award
+            row_award = (find_award(row.label) or award) if len(named) > 1 or award is None else award
             for end, cell, period in self._year_cells(table, row):
                 info = infos.setdefault((row_award, end), AwardYearInfo(award=row_award, fiscal_year_end=end))
                 if getattr(info, field) is None:

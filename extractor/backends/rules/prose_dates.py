@@ -1,0 +1,117 @@
+"""Date phrases of a sentence and the periods they name.
+
+"As of December 31, 2024 and 2023" names two instants; "for the years ended December 31, 2024, 2023 and 2022"
+three fiscal years; "three months ended June 30, 2025" one quarter (a quarter is a quarter: it starts three
+months before the day after its end); "in fiscal 2025", "during 2024" a fiscal year; "In February 2024" a month;
+"at the end of the year" the latest fiscal period end. The nth number of a "…, respectively" list takes the
+nth period of the phrase that lists as many.
+"""
+
+from __future__ import annotations
+
+import calendar as _calendar
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+MONTHS = {name.lower(): i for i, name in enumerate(_calendar.month_name) if name}
+MONTHS.update({name.lower(): i for i, name in enumerate(_calendar.month_abbr) if name})
+MONTHS["sept"] = 9
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_YEARS = r"(?P<years>(?:19|20)\d\d(?:\s*,?\s*(?:and\s+|or\s+)?(?:19|20)\d\d)*)"
+_SPAN_WORDS = {"three": 3, "3": 3, "six": 6, "6": 6, "nine": 9, "9": 9, "twelve": 12, "12": 12, "thirteen": 3, "26": 6, "39": 9}
+
+# Most specific first; a later pattern never takes a span an earlier one took.
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("months_ended", re.compile(
+        r"\b(?P<span>three|six|nine|twelve|thirteen|3|6|9|12)[- ]months?\s+(?:period\s+)?(?:ended|ending)\s+"
+        + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
+    ("weeks_ended", re.compile(
+        r"\b(?P<span>thirteen|twenty-six|thirty-nine|13|26|39)[- ]weeks?\s+(?:period\s+)?(?:ended|ending)\s+"
+        + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
+    ("years_ended", re.compile(
+        r"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?:on\s+)?" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
+    ("day_list", re.compile(_MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
+    ("month", re.compile(r"\b(?:in|during)\s+" + _MONTH + r",?\s+" + _YEARS, re.I)),
+    ("fiscal", re.compile(r"\bfiscal(?:\s+years?)?\s+" + _YEARS, re.I)),
+    ("year", re.compile(r"\b(?:in|during|for|of)\s+(?:the\s+)?(?:(?:calendar\s+)?years?\s+)?" + _YEARS + r"(?!\s*(?:plan|program|equity|stock|incentive|omnibus|employee|long|share|director)\b)", re.I)),
+    ("year_end", re.compile(r"\b(?:at|as of)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+|each\s+)?(?:fiscal\s+)?year|(?:fiscal\s+)?year[- ]end)\b", re.I)),
+]
+
+
+@dataclass(frozen=True)
+class Span:
+    """One period a phrase names: `start` None for an instant or a period whose start the phrase does not give."""
+
+    end: date
+    start: date | None = None
+    instant: bool = False
+
+
+@dataclass
+class DatePhrase:
+    start: int
+    end: int
+    kind: str
+    periods: list[Span]
+
+
+def _months_back(end: date, months: int) -> date:
+    """The first day of a period of `months` months ending on `end`."""
+    after = end + timedelta(days=1)
+    month = after.month - months
+    year = after.year
+    while month < 1:
+        month += 12
+        year -= 1
+    return date(year, month, min(after.day, _calendar.monthrange(year, month)[1]))
+
+
+def _day(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def find_phrases(sentence: str, calendar) -> list[DatePhrase]:
+    """Every date phrase of the sentence, in order, with its periods (`calendar` is a FiscalCalendar)."""
+    taken: list[tuple[int, int]] = []
+    phrases: list[DatePhrase] = []
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(sentence):
+            if any(s < m.end() and m.start() < e for s, e in taken):
+                continue
+            periods = _periods(kind, m, calendar)
+            if periods:
+                taken.append((m.start(), m.end()))
+                phrases.append(DatePhrase(m.start(), m.end(), kind, periods))
+    return sorted(phrases, key=lambda p: p.start)
+
+
+def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
+    groups = m.groupdict()
+    years = [int(y) for y in re.findall(r"(?:19|20)\d\d", groups.get("years") or "")]
+    if kind == "year_end":
+        return [Span(end=date.min, instant=True)]  # resolved by the caller to the latest fiscal period end
+    if kind in ("months_ended", "weeks_ended", "years_ended", "day_list"):
+        month, day = MONTHS[groups["month"].lower()], int(groups["day"])
+        ends = [d for y in years if (d := _day(y, month, day))]
+        if kind == "months_ended":
+            span = _SPAN_WORDS[groups["span"].lower()]
+            return [Span(end=d, start=_months_back(d, span)) for d in ends]
+        if kind == "weeks_ended":
+            weeks = {"thirteen": 13, "twenty-six": 26, "thirty-nine": 39}.get(groups["span"].lower()) or int(groups["span"])
+            return [Span(end=d, start=d - timedelta(weeks=weeks) + timedelta(days=1)) for d in ends]
+        if kind == "years_ended":
+            return [Span(end=d, start=_months_back(d, 12)) for d in ends]
+        return [Span(end=d, instant=True) for d in ends]
+    if kind == "month":
+        month = MONTHS[groups["month"].lower()]
+        return [Span(end=date(y, month, _calendar.monthrange(y, month)[1]), start=date(y, month, 1)) for y in years]
+    # "fiscal 2025", "during 2024": fiscal years of the filing's calendar
+    spans = []
+    for year in years:
+        period = calendar.period(year)
+        spans.append(Span(end=period.end, start=period.start))
+    return spans

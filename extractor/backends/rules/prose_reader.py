@@ -1,0 +1,335 @@
+"""Read every number of a sentence generically: find it, classify it by the cue phrases near it, date it.
+
+The cues are data (schemas/lexicon/stock_compensation/prose.toml), not code. A number is read as the cue
+nearest to it whose unit it can take: first in the text before it (back to the previous number of its
+clause), then in the text after it (up to the next number). A number no cue claims is left out and counted
+as unread, never guessed. Its period comes from the sentence's own date phrases (see prose_dates); without
+one, balances are as of the latest fiscal period end and flows are its fiscal year.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import Decimal
+from functools import lru_cache
+from pathlib import Path
+
+from extractor.backends.rules.lexicon import find_award
+from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases
+from extractor.backends.rules.prose_numbers import Number, find_numbers
+from schemas.stock_compensation import (
+    AwardYearInfo,
+    ExpenseItem,
+    LineItem,
+    PlanTerms,
+    PreferredStock,
+    ShareRepurchases,
+    ShareRepurchaseYear,
+    StockCompensationNote,
+    UnrecognizedCost,
+)
+from schemas.values import Amount, Period, SourceSpan
+
+LEXICON = Path(__file__).resolve().parents[3] / "schemas" / "lexicon" / "stock_compensation" / "prose.toml"
+AWARDS = frozenset({"option", "sar", "rsu", "psu", "msu", "dsu", "restricted_stock", "espp", "other"})
+UNITS = frozenset({"USD", "USD/share", "shares", "pure", "years"})
+# Aggregate dollars printed without a scale word below this are in a scale the sentence does not state
+# ("$9 of total unrecognized compensation cost" in a note whose dollars are in millions): not read.
+MIN_UNSCALED_USD = Decimal(1000)
+_LIST_GAP = re.compile(r"^[\s,]*(?:(?:and|or)\s*)?[\s$(]*$", re.I)
+_PARALLEL_GAP = re.compile(r"^[^;,$]{0,60}\band\b[^;,$]{0,40}$", re.I)
+
+
+@dataclass(frozen=True)
+class Cue:
+    name: str
+    target: str
+    unit: str
+    period: str
+    award: str
+    cues: tuple[re.Pattern[str], ...]
+    after: tuple[re.Pattern[str], ...] = ()
+    vetoes: tuple[re.Pattern[str], ...] = ()
+    require: tuple[re.Pattern[str], ...] = ()
+
+
+@lru_cache(maxsize=4)
+def load_cues(path: Path = LEXICON) -> tuple[Cue, ...]:
+    """The cue entries of the lexicon file, checked: a wrong unit, period or target fails loudly."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    cues = []
+    for entry in data.get("cue", []):
+        name = entry.get("name", entry.get("target", "?"))
+        unit, period, award = entry["unit"], entry.get("period", "instant"), entry.get("award", "clause")
+        if unit not in UNITS or period not in ("instant", "flow", "term"):
+            raise ValueError(f"{path}: cue {name!r}: unit {unit!r} / period {period!r} unknown")
+        if award not in ("clause", "none", "espp_only") and award not in AWARDS:
+            raise ValueError(f"{path}: cue {name!r}: award {award!r} unknown")
+        if entry["target"].split(".")[0] not in TARGET_ROOTS:
+            raise ValueError(f"{path}: cue {name!r}: target {entry['target']!r} unknown")
+        compile_all = lambda key: tuple(re.compile(p, re.I) for p in entry.get(key, []))  # noqa: E731
+        cues.append(Cue(name, entry["target"], unit, period, award, compile_all("cues"), compile_all("after"),
+                        compile_all("not"), compile_all("require")))
+    return tuple(cues)
+
+
+TARGET_ROOTS = ("plans", "unrecognized_cost", "award_years", "expense", "share_repurchases", "preferred_stock", "line_items")
+
+
+@dataclass
+class ProseSentence:
+    text: str
+    start: int  # offset of the sentence in the document text
+    paragraph: int
+    paragraph_award: str | None  # lead-in ("Restricted Stock Units.  ...") or the heading above the paragraph
+
+
+@dataclass
+class Reading:
+    """What the reader did with the numbers of the prose: read (with the cue) and left unread (with why)."""
+
+    read: list[tuple[str, str]] = field(default_factory=list)  # (cue name, printed text)
+    unread: list[tuple[str, str]] = field(default_factory=list)  # (printed text, sentence excerpt)
+
+
+@dataclass
+class _State:
+    note: StockCompensationNote
+    calendar: object
+    fiscal_end: date
+    used: set[tuple[int, int]]
+    reading: Reading
+    last_unrecognized: UnrecognizedCost | None = None
+    last_paragraph: int = -1
+
+
+def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
+    """Numbers printed as one list ("$19.5 billion, $22.1 billion, and $22.8 billion") form a group."""
+    groups: list[list[Number]] = []
+    for number in numbers:
+        if groups:
+            last = groups[-1][-1]
+            gap = sentence[last.tail_end:number.start]
+            if _LIST_GAP.match(gap) and (last.units & number.units) and last.dollar == number.dollar:
+                groups[-1].append(number)
+                continue
+        groups.append([number])
+    for group in groups:  # "$0.6, $0.6, and $0.5 million": the last scale word scales the list
+        if group[-1].scale and all(n.scale == 0 for n in group[:-1]):
+            for n in group[:-1]:
+                n.scale, n.units = group[-1].scale, set(group[-1].units)
+    return groups
+
+
+def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, clause: str) -> Cue | None:
+    best: tuple[int, int, Cue] | None = None
+    for order, cue in enumerate(cues):
+        if cue.unit not in units or not all(r.search(clause) for r in cue.require):
+            continue
+        if any(v.search(before) or v.search(after) for v in cue.vetoes):
+            continue
+        for pattern in cue.cues:
+            for m in pattern.finditer(before):
+                distance = len(before) - m.end()
+                if best is None or (distance, order) < best[:2]:
+                    best = (distance, order, cue)
+    if best:
+        return best[2]
+    for order, cue in enumerate(cues):
+        if cue.unit not in units or not all(r.search(clause) for r in cue.require):
+            continue
+        if any(v.search(before) or v.search(after) for v in cue.vetoes):
+            continue
+        if any(p.match(after) for p in cue.after):
+            distance = 0
+        else:
+            hits = [m.start() for p in cue.cues if "$" not in p.pattern for m in [p.search(after)] if m]
+            if not hits:
+                continue
+            distance = min(hits) + 1
+        if best is None or (distance, order) < best[:2]:
+            best = (distance, order, cue)
+    return best[2] if best else None
+
+
+def _award(cue: Cue, windows: list[str], sentence: ProseSentence, state: _State) -> str | None:
+    if cue.award == "none":
+        return None
+    if cue.award in AWARDS:
+        return cue.award
+    named = next((a for a in (find_award(w) for w in windows) if a), None)
+    if named is None:
+        named = find_award(sentence.text) if cue.award == "espp_only" else None
+    if named is None:
+        named = sentence.paragraph_award
+    if cue.award == "espp_only":
+        return "espp" if named == "espp" else None
+    return named
+
+
+def _period(cue: Cue, span: Span | None, state: _State) -> Period:
+    calendar, fiscal_end = state.calendar, state.fiscal_end
+    if span is not None and span.end == date.min:  # "at the end of the year"
+        span = Span(end=fiscal_end, instant=True)
+    if cue.period == "term" or span is None:
+        if cue.period == "flow":
+            return calendar.period(calendar.year_of(fiscal_end))
+        return Period.at(fiscal_end)
+    if cue.period == "instant":
+        day = span.end
+        if span.instant and day.day == 1:  # "as of February 1, 2025": the close of the day before
+            day -= timedelta(days=1)
+        return Period.at(day)
+    if span.start is not None:
+        return Period.over(span.start, span.end)
+    year = calendar.year_of(span.end)
+    return calendar.period(year) if calendar.year_end(year) == span.end else Period.over(None, span.end)
+
+
+def _spans_for(group: list[Number], phrases: list[DatePhrase], clause_start: int, respectively: bool) -> list[Span | None]:
+    """The period each number of the group takes: the nth of a phrase listing as many, else the nearest phrase."""
+    n = len(group)
+    if n > 1 or respectively:
+        listing = [p for p in phrases if len(p.periods) == n]
+        if n > 1 and listing:
+            phrase = min(listing, key=lambda p: abs(p.start - group[0].start))
+            return list(phrase.periods)
+    following = [p for p in phrases if 0 <= p.start - group[-1].tail_end <= 12]  # "$17.0 million for the three months ended …"
+    if following and len(following[0].periods) == 1:
+        return [following[0].periods[0]] * n
+    before = [p for p in phrases if p.end <= group[0].start and p.start >= clause_start]
+    after = [p for p in phrases if p.start >= group[-1].end]
+    earlier = [p for p in phrases if p.end <= group[0].start]
+    phrase = (before or earlier or after or [None])[-1 if (before or earlier) else 0]
+    if phrase is None:
+        return [None] * n
+    if len(phrase.periods) > 1:
+        return [None] * n if n == 1 and not respectively else [phrase.periods[0]] * n
+    return [phrase.periods[0]] * n
+
+
+def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] | None = None) -> None:
+    cues = cues or load_cues()
+    text = sentence.text
+    if sentence.paragraph != state.last_paragraph:
+        state.last_unrecognized, state.last_paragraph = None, sentence.paragraph
+    phrases = find_phrases(text, state.calendar)
+    inside = [(p.start, p.end) for p in phrases]
+    numbers = [n for n in find_numbers(text) if not any(s <= n.start < e for s, e in inside)]
+    respectively = bool(re.search(r"\brespectively\b", text, re.I))
+    clause_starts = [0] + [m.end() for m in re.finditer(r";", text)]
+    groups = _groups(numbers, text)
+    previous: tuple[Cue, list[Number]] | None = None
+    for index, group in enumerate(groups):
+        clause_start = max(s for s in clause_starts if s <= group[0].start)
+        clause_end = min([s for s in clause_starts if s > group[-1].end] + [len(text)])
+        units = set.intersection(*(n.units for n in group))
+        # The window reaches back to the previous number that could compete for the same cue (one of the
+        # same unit): "authorized shares of $0.10 par value common stock is 33.0 billion".
+        earlier = [g for g in groups[:index] if set.intersection(*(n.units for n in g)) & units]
+        later = [g for g in groups[index + 1:] if set.intersection(*(n.units for n in g)) & units]
+        window_start = max(clause_start, earlier[-1][-1].tail_end if earlier else 0)
+        window_end = min(clause_end, later[0][0].start if later else len(text))
+        before, after = text[window_start:group[0].start], text[group[-1].tail_end:window_end]
+        cue = _nearest(cues, units, before, after, text[clause_start:clause_end])
+        if cue is None and previous and previous[0].unit in units:
+            gap_start = previous[1][-1].tail_end
+            gap = "".join(" " if any(p.start <= gap_start + i < p.end for p in phrases) else ch
+                          for i, ch in enumerate(text[gap_start:group[0].start]))
+            gap = re.sub(r"\b(?:for|in|during|as of|at) the\b", " ", gap)
+            if _PARALLEL_GAP.match(gap) or _LIST_GAP.match(gap):  # "5,000 million shares of Class A … and 4,141 million shares of Class B"
+                cue = previous[0]
+        if cue is None:
+            for number in group:
+                if (sentence.start + number.start, sentence.start + number.end) not in state.used:
+                    state.reading.unread.append((number.text, text[max(0, number.start - 60):number.tail_end + 20].strip()))
+            continue
+        previous = (cue, group)
+        spans = _spans_for(group, phrases, clause_start, respectively)
+        award = _award(cue, [before + " " + after, text[clause_start:clause_end]], sentence, state)
+        for number, span in zip(group, spans):
+            absolute = (sentence.start + number.start, sentence.start + number.end)
+            if absolute in state.used:
+                continue
+            value, exponent = number.scaled(cue.unit)
+            if cue.unit == "USD" and not number.scale and value < MIN_UNSCALED_USD:
+                state.reading.unread.append((number.text, "dollars without a stated scale"))
+                continue
+            amount = Amount(
+                value=value, unit=cue.unit, scale=exponent, decimals=number.decimals,
+                period=_period(cue, span, state),
+                source=SourceSpan(start=absolute[0], end=absolute[1], text=number.text),
+            )
+            _place(cue, amount, award, state)
+            state.used.add(absolute)
+            state.reading.read.append((cue.name, number.text))
+
+
+def _set(target: object, name: str, amount: Amount) -> bool:
+    if getattr(target, name) is None:
+        setattr(target, name, amount)
+        return True
+    return getattr(target, name).value == amount.value and getattr(target, name).period == amount.period
+
+
+def _place(cue: Cue, amount: Amount, award: str | None, state: _State) -> None:
+    note = state.note
+    root, _, name = cue.target.partition(".")
+    if root == "line_items":
+        note.line_items.append(LineItem(concept=name, label=cue.name, award=award, amount=amount))
+    elif root == "expense":
+        note.expense.append(ExpenseItem(award=award, amount=amount))
+    elif root == "plans":
+        if not any(p.award == award and _set(p, name, amount) for p in note.plans):
+            note.plans.append(PlanTerms(award=award, **{name: amount}))
+    elif root == "unrecognized_cost":
+        if name == "recognition_period":
+            pending = state.last_unrecognized
+            if pending is not None and pending.recognition_period is None and (award is None or award == pending.award):
+                pending.recognition_period = amount
+                return
+            note.unrecognized_cost.append(UnrecognizedCost(award=award, recognition_period=amount))
+        else:
+            state.last_unrecognized = UnrecognizedCost(award=award, amount=amount)
+            note.unrecognized_cost.append(state.last_unrecognized)
+    elif root == "award_years":
+        year_end = state.calendar.year_end(state.calendar.year_of(amount.period.end_date))
+        info = next((i for i in note.award_years if i.award == award and i.fiscal_year_end == year_end and getattr(i, name) is None), None)
+        if info is None:
+            info = AwardYearInfo(award=award, fiscal_year_end=year_end)
+            note.award_years.append(info)
+        setattr(info, name, amount)
+    elif root == "share_repurchases":
+        program = note.share_repurchases = note.share_repurchases or ShareRepurchases()
+        if name.startswith("years."):
+            field_name = name.removeprefix("years.")
+            year_end = amount.period.end_date
+            year = next((y for y in program.years if y.fiscal_year_end == year_end and getattr(y, field_name) is None), None)
+            if year is None:
+                year = ShareRepurchaseYear(fiscal_year_end=year_end)
+                program.years.append(year)
+            setattr(year, field_name, amount)
+        elif not _set(program, name, amount):
+            note.line_items.append(LineItem(concept=_REPURCHASE_CONCEPTS[name], label=cue.name, amount=amount))
+    elif root == "preferred_stock":
+        preferred = note.preferred_stock = note.preferred_stock or PreferredStock()
+        _set(preferred, name, amount)
+
+
+_REPURCHASE_CONCEPTS = {
+    "authorized_amount": "StockRepurchaseProgramAuthorizedAmount1",
+    "remaining_authorization": "StockRepurchaseProgramRemainingAuthorizedRepurchaseAmount1",
+}
+
+
+def read_prose(note: StockCompensationNote, sentences: list[ProseSentence], calendar, fiscal_end: date,
+               used: set[tuple[int, int]]) -> Reading:
+    """Read every sentence; numbers at `used` spans (already read by another rule) are skipped."""
+    state = _State(note, calendar, fiscal_end, set(used), Reading())
+    cues = load_cues()
+    for sentence in sentences:
+        read_sentence(sentence, state, cues)
+    return state.reading
