@@ -94,6 +94,8 @@ def _classify(line: str, next_line: str) -> tuple[str, int, str] | None:
         match = pattern.fullmatch(line)
         if match:
             if match.group(2):
+                if line.endswith(".") and (style == "paren" or (style == "dot" and len(line.split()) > 6)):
+                    return None  # a footnote sentence ('(2) Based on the U.S. Treasury yield curve ...')
                 return style, int(match.group(1)), line
             if next_line and len(next_line) < _MAX_HEADING and next_line[0].isalpha():
                 return style, int(match.group(1)), f"{line} {next_line}"  # HTML cells: "Note 11" / title

@@ -84,14 +84,47 @@ def test_rpage_period_header_variants(header, period):
     assert doc.metadata.fiscal_period_end == period
 
 
-def test_html_rpage_renders_one_cell_per_line_like_the_seed():
-    """The rendered R page has the seed's lines (cell per line), so spans mean the same thing."""
+def test_html_rpage_renders_a_table_row_per_line_like_the_seed():
+    """Each table row of the rendered R page is one line of tab-separated cells, holding the seed's cells
+    (one a line there) in the seed's order; a blank line before and after the table."""
     seed = [line.strip(" \u00a0") for line in SEED_002.read_text(encoding="utf-8").split("\n")]
-    rendered = [line.strip(" \u00a0") for line in load(HTML_002).text.split("\n")]
     seed_cells = [s for s in seed if s]
-    rendered_cells = [r for r in rendered if r]
     start = seed_cells.index("Year Ended July 31,")
-    assert rendered_cells[rendered_cells.index("Year Ended July 31,") :][:20] == seed_cells[start : start + 20]
+    doc = load(HTML_002)
+    lines = doc.text.split("\n")
+    first = lines.index("\tYear Ended July 31,")  # the label column is empty: the row starts with a tab
+    last = lines.index("", first)
+    assert lines[first - 1] == ""
+    table = lines[first:last]
+    assert table == [
+        "\tYear Ended July 31,",
+        "\t2018\t2017\t2016",
+        "Expected volatility\t40.0%\t40.3%\t40.4%",
+        "Expected dividends\t2.0%\t2.2%\t2.2%",
+        "Expected term (average in years)\t5.8-6.4\t5.5-6.2\t5.3-5.9",
+        "Risk-free rate\t1.2-2.3%\t0.5-1.5%\t0.3-2.2%",
+    ]
+    assert [f for line in table for f in line.split("\t") if f] == seed_cells[start : start + 20]
+    # the grid is this text: one row a line, every cell's span is its field
+    grid = next(g for g in doc.grids if g.start == sum(len(line) + 1 for line in lines[:first]))
+    assert doc.text[grid.start : grid.end] == "\n".join(table)
+    assert (grid.rows, grid.cols) == (6, 4)
+    for r, line in enumerate(table):
+        fields = line.split("\t")
+        assert doc.text[grid.row_starts[r] :].startswith(line)
+        assert [(c.col, doc.text[c.start : c.end]) for c in grid.row_cells(r)] == [
+            (i, f) for i, f in enumerate(fields) if f
+        ]
+    # SAR activity: '(1,049', ')' and '$', '33.25' cells are joined; empty cells keep every value in its column
+    header = lines.index("\tAwards\tWeighted-Average Exercise Price\tWeighted-Average Remaining Contractual Term"
+                         "\tAggregate Intrinsic Value")
+    assert lines[header - 1] == ""
+    assert "Exercised\t(1,049)\t$ 33.25" in lines[header:]
+    assert "Outstanding at July 31, 2018\t1,324\t$ 91.01\t5.3 years\t$ 246,198" in lines[header:]
+    assert "Forfeited or expired\t(3)\t$ 172.03" in lines[header:]
+    end = lines.index("", header)
+    assert lines[end - 1] == "Exercisable at July 31, 2018\t1,092\t$ 71.54\t4.7 years\t$ 224,231"
+    assert end - header == 16  # the header and 15 rows, nothing split or lost
 
 
 @pytest.mark.parametrize("path", [TEXT_000, TEXT_002], ids=["000", "002"])
@@ -271,7 +304,7 @@ def test_crlf_line_endings(tmp_path, path):
 
 def _sar_rows(doc):
     """Rows of the SAR activity table: the one whose header has an 'Exercise Price' column."""
-    sar = next(t for t in rebuild_tables(doc) if "Exercise Price" in t.header_lines)
+    sar = next(t for t in rebuild_tables(doc) if any("Exercise Price" in h for h in t.header_lines))
     return [(r.label, [("-" if n.negative else "") + n.text for c in r.cells for n in c.numbers]) for r in sar.rows]
 
 
@@ -288,6 +321,8 @@ def test_truncated_html_mid_table_keeps_complete_rows():
     assert doc.metadata.title == "Stock Compensation Plan"
     assert _sar_rows(doc)[:11] == full[:11]
     assert _sar_rows(doc)[10] == ("Exercised", ["-1,049", "33.25"])
+    # complete rows stay one tab-separated line each; the cut row has only its label
+    assert doc.text.split("\n")[-2:] == ["Exercised\t(1,049)\t$ 33.25", "Forfeited or expired"]
 
 
 def test_truncated_html_mid_cell_keeps_the_partial_row():
@@ -295,18 +330,22 @@ def test_truncated_html_mid_cell_keeps_the_partial_row():
     full = _sar_rows(load(HTML_002))
     last_row = markup.index("<tr>", markup.index("(1,049"))
     cut = markup.index("(3", last_row) + 2  # "...>(3" and nothing after
-    rows = _sar_rows(load_text(markup[:cut], path="cut.htm"))
+    doc = load_text(markup[:cut], path="cut.htm")
+    rows = _sar_rows(doc)
     assert rows[:11] == full[:11]
     assert rows[11:] == [("Forfeited or expired", ["-3"])]  # the cut row keeps what was printed
+    assert doc.text.split("\n")[-2:] == ["Exercised\t(1,049)\t$ 33.25", "Forfeited or expired\t(3"]
 
 
 def test_truncated_html_inside_a_tag():
     markup = HTML_002.read_text(encoding="utf-8")
     full = _sar_rows(load(HTML_002))
     cut = markup.index("<td style=\"vert", markup.index("(1,049")) + 8  # "...(1,049</td><td styl"
-    rows = _sar_rows(load_text(markup[:cut], path="cut.htm"))
+    doc = load_text(markup[:cut], path="cut.htm")
+    rows = _sar_rows(doc)
     assert rows[:10] == full[:10]
     assert rows[10:] == [("Exercised", ["-1,049"])]
+    assert doc.text.split("\n")[-2:] == ["Granted\t86\t$ 237.86", "Exercised\t(1,049"]
 
 
 # --------------------------------------------------------------------------- sniffing

@@ -287,18 +287,65 @@ def test_every_printed_number_points_into_the_text(path):
 # --------------------------------------------------------------------------- layout independence
 
 
-@pytest.mark.parametrize("txt, htm", [(SEED_000, HTML_000), (SEED_002, HTML_002)], ids=["000", "002"])
+def layout_shape(tables: list[Table]) -> list[tuple]:
+    """shape() with labels' non-breaking spaces read as spaces: the HTML loader renders a cell's text on one
+    line with its whitespace (NBSP included) collapsed, R-page text keeps the NBSP ('factor\u00a0(1)')."""
+    return [
+        (title, scale, kinds, [(label.replace("\u00a0", " "), group, numbers) for label, group, numbers in rows])
+        for title, scale, kinds, rows in shape(tables)
+    ]
+
+
+# Tables of seed 000 that the HTML grid builds differently from the R-page text (see _HTML_000_BUGS).
+_HTML_000_BROKEN = {
+    "Composition of Share-Based Compensation Expense \u2013 By Grant Type",
+    "Unrecognized Share-Based Compensation Expense \u2013 By Grant Type",
+    "Assumptions Used to Estimate Option Values",
+}
+_HTML_000_BUGS = (
+    "HTML grid tables (extractor/tables/from_grid.py, loaders/html.py) of the CarMax note differ from the "
+    "R-page text: (1) a group is never closed, so 'Total other share-based incentives' and the grand total "
+    "'Share-based compensation expense, before income taxes' get group 'Other share-based incentives'; "
+    "(2) the value-less row 'Stock-settled deferred stock units' is taken as a group heading and dropped, "
+    "and the rows after it get it as their group; (3) Assumptions: a range merged over three cells "
+    "('26.8%', '-', '32.6%') stays in the left slot column while single values ('0.0%') sit in the right "
+    "one, so each year is split over two columns (6 columns, numbers alternate between them)"
+)
+
+
+@pytest.mark.parametrize(
+    "txt, htm",
+    [
+        pytest.param(SEED_000, HTML_000, marks=pytest.mark.xfail(strict=True, reason=_HTML_000_BUGS)),
+        (SEED_002, HTML_002),
+    ],
+    ids=["000", "002"],
+)
 def test_rpage_text_and_html_give_the_same_tables(txt, htm):
     text_tables = tables_of(txt)[1]
     html_tables = tables_of(htm)[1]
     assert [t.title for t in html_tables] == [t.title for t in text_tables]
-    assert shape(html_tables) == shape(text_tables)
+    assert layout_shape(html_tables) == layout_shape(text_tables)
     flags = lambda ts: [(n.percent, n.negative, n.decimals) for t in ts for r in t.rows for c in r.cells for n in c.numbers]  # noqa: E731
     assert flags(html_tables) == flags(text_tables)
 
 
+@pytest.mark.xfail(strict=True, reason=_HTML_000_BUGS)
 def test_edgar_submission_gives_the_seed_tables():
-    assert shape(tables_of(EDGAR_KMX)[1]) == shape(tables_of(SEED_000)[1])
+    assert layout_shape(tables_of(EDGAR_KMX)[1]) == layout_shape(tables_of(SEED_000)[1])
+
+
+@pytest.mark.parametrize("htm", [HTML_000, EDGAR_KMX], ids=["html", "edgar"])
+def test_html_000_tables_other_than_the_known_bugs_match_the_rpage_text(htm):
+    """Guards the tables the xfails above do not: all of them but _HTML_000_BROKEN must already agree."""
+    text_tables = tables_of(SEED_000)[1]
+    html_tables = tables_of(htm)[1]
+    assert [t.title for t in html_tables] == [t.title for t in text_tables] == SEED_000_TITLES
+    keep = lambda ts: [t for t in ts if t.title not in _HTML_000_BROKEN]  # noqa: E731
+    assert len(keep(html_tables)) == 9
+    assert layout_shape(keep(html_tables)) == layout_shape(keep(text_tables))
+    flags = lambda ts: [(n.percent, n.negative, n.decimals) for t in ts for r in t.rows for c in r.cells for n in c.numbers]  # noqa: E731
+    assert flags(html_tables) == flags(text_tables)
 
 
 def test_load_text_and_load_agree():
@@ -396,12 +443,22 @@ def test_aligned_002_nonvested_sars_scale():
     assert tbl.scale == 3
 
 
-@pytest.mark.xfail(
+_DOLLAR_DROPPED = pytest.mark.xfail(
     strict=True,
-    reason="a '$' printed in its own cell (R page / HTML) or separated by 2+ spaces (aligned text) is "
+    reason="a '$' printed in its own cell (R-page text) or separated by 2+ spaces (aligned text) is "
     "dropped: currency=False for '$ 6,382', while aligned '$ 110,757' (one space) gets currency=True",
 )
-@pytest.mark.parametrize("path", [SEED_000, HTML_000, TEXT_000], ids=["rpage-text", "html", "aligned-text"])
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(SEED_000, marks=_DOLLAR_DROPPED),
+        HTML_000,  # the HTML loader joins a '$' cell to its number ('$ 6,382'), so the currency is seen
+        pytest.param(TEXT_000, marks=_DOLLAR_DROPPED),
+    ],
+    ids=["rpage-text", "html", "aligned-text"],
+)
 def test_dollar_sign_sets_currency_in_every_layout(path):
     tbl = next(t for t in tables_of(path)[1] if t.title == "Composition of Share-Based Compensation Expense")
     cost = row(tbl, "Cost of sales").cells[0].numbers[0]

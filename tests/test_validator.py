@@ -359,8 +359,8 @@ def test_an_empty_extraction_of_a_text_that_prints_amounts_fails_for_review_unle
     def document(text: str) -> Document:
         return Document(id="p", path="p.txt", format="rpage-text", text=text)
 
-    prose = document("Note 9. During fiscal 2018, 86,000 awards were granted at $237.86 each; 1,250,000 shares "
-                     "remain available, and expense was $4.2 million.")
+    prose = document("Note 9. Figures we do not explain: 86,000 of them at $237.86 each; then 1,250,000, "
+                     "and also $4.2 million.")
     report = validate(rules.extract(prose), prose)
     assert [(f.rule, f.severity) for f in report.findings] == [("coverage.empty", "error")]
     assert "prints 4 amounts" in report.findings[0].message and not report.passed

@@ -93,7 +93,7 @@ def test_duplicate_printings_keep_the_most_precise_then_the_first(inline: GoldFa
     granted = facts[(f"{P}OptionsGrantsInPeriodGross", *sar_fy)]
     text = load(INLINE).text
     # printed "86" twice at the same precision: the activity table's (the first) is kept
-    assert granted.source.start == text.index("\n86\n") + 1
+    assert granted.source.start == text.index("\t86\t") + 1
     assert granted.source.start < text.index("nonvested SARs as of")
 
 
@@ -103,9 +103,9 @@ def test_inline_sources_point_into_the_rendered_document(inline: GoldFacts) -> N
     assert all(fact.source is not None for fact in inline.facts)
     for fact in inline.facts:
         assert document.text[fact.source.start : fact.source.end] == fact.source.text, fact.concept
-    # rendered one cell per line, like the R pages the rules backend reads
-    assert "Outstanding at August 1, 2015\n2,385\n\n$\n47.96\n" in document.text
-    assert "Expected term (average in years)\n5.8-6.4\n5.5-6.2\n5.3-5.9\n" in document.text
+    # rendered one table row per line, cells tab-separated, '$' joined to its number
+    assert "Outstanding at August 1, 2015\t2,385\t$ 47.96\n" in document.text
+    assert "Expected term (average in years)\t5.8-6.4\t5.5-6.2\t5.3-5.9\n" in document.text
 
 
 def test_inline_gold_passes_the_validator(inline: GoldFacts) -> None:

@@ -137,8 +137,9 @@ def _merge_markers(slots: list[_Slot]) -> None:
             if dash.text in _RANGE_DASHES and _NUMERIC.search(left.text) and _NUMERIC.search(right.text) and (
                 dash.text == "to" or any(mark in left.text + right.text for mark in "%$.")
             ):
-                left.text = f"{left.text} {dash.text} {right.text}"
-                dash.text = right.text = ""
+                # the range stands where single values of its column stand: under the rightmost cell
+                right.text = f"{left.text} {dash.text} {right.text}"
+                dash.text = left.text = ""
 
 
 def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:

@@ -144,9 +144,12 @@ def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption
     scale = (scale_exponent(scale_note) or 0) if scale_note else 0
     if scale_note is None:  # a scale every scaled column states ('Shares (in thousands)') is the table's
         stated = {col.scale for col in columns if col.scale is not None}
-        if len(stated) == 1:
+        unstated = [c for c in columns if c.scale is None and c.kind not in ("price", "fair_value", "term")]
+        if len(stated) == 1 and not unstated:
             scale = stated.pop()
     title = next((line for line in header_lines if not _SCALE_NOTE.search(line)), None)
+    if title is None and caption and len(caption) < 100 and not caption.rstrip().endswith((".", ":")):
+        title = caption  # a heading line right above the table ('Stock Option Activity') names it
     start = min((c.start for level in header for c in level), default=grid.start)
     return Table(
         title=title,

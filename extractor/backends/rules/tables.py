@@ -303,6 +303,12 @@ class TableMapper:
         return True
 
 
+_MEASURE_WORDS = {
+    "count": "Number", "price": "WeightedAveragePrice", "fair_value": "WeightedAverageFairValue",
+    "term": "RemainingTerm", "intrinsic": "IntrinsicValue", "cost": "Cost", "min": "Minimum", "max": "Maximum",
+}
+
+
 def _camel(label: str) -> str:
     words = re.findall(r"[A-Za-z]+", re.sub(r"\(\w{1,2}\)|\bin (?:thousands|millions|billions)\b", " ", label))
     return "".join(w[:1].upper() + w[1:].lower() for w in words[:12]) or "UnlabelledNumber"
@@ -327,7 +333,7 @@ class LeftoverMapper:
                 unit = self._unit(rule, column, cell)
                 period = self._period(rule, table, row, column, context_dates)
                 award = find_award(row.label) or column.award or find_award(row.group) or table_award
-                concept = rule.concept if rule else f"ext:{_camel(row.label or column.header)}"
+                concept = rule.concept if rule else f"ext:{_camel(row.label or column.header)}{_MEASURE_WORDS.get(column.kind or '', '')}"
                 scale = column.scale if column.scale is not None else self.mapper._row_scale(row, table)
                 bounds = ("min", "max") if cell.is_range else (None,)
                 for number, bound in zip(cell.numbers, bounds):
