@@ -17,7 +17,7 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
-from extractor.backends.rules.lexicon import find_award
+from extractor.backends.rules.lexicon import AWARD_PATTERNS, find_award
 from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases
 from extractor.backends.rules.prose_numbers import Number, find_numbers
 from schemas.stock_compensation import (
@@ -40,6 +40,9 @@ UNITS = frozenset({"USD", "USD/share", "shares", "pure", "years"})
 # ("$9 of total unrecognized compensation cost" in a note whose dollars are in millions): not read.
 MIN_UNSCALED_USD = Decimal(1000)
 _LIST_GAP = re.compile(r"^[\s,]*(?:(?:and|or)\s*)?[\s$(]*$", re.I)
+# ", and" after a number closes its clause: what stands before it ("… have been authorized for issuance under
+# the Plan, and 2,381,450 shares were available") is the earlier number's cue, not this one's.
+_CLAUSE_JOIN = re.compile(r",\s+and\s+", re.I)
 _PARALLEL_GAP = re.compile(r"^[^;,$]{0,60}\band\b[^;,$]{0,40}$", re.I)
 
 
@@ -155,12 +158,26 @@ def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, cl
     return best[2] if best else None
 
 
-def _award(cue: Cue, windows: list[str], sentence: ProseSentence, state: _State) -> str | None:
+def _nearest_award(before: str, after: str) -> str | None:
+    """The award type named closest before the number ("$4.6 million related to stock options … 2.4 years"),
+    else the first one named after it; at one place the most specific pattern wins."""
+    best: tuple[int, int, str] | None = None
+    for order, (award, pattern) in enumerate(AWARD_PATTERNS):
+        for match in pattern.finditer(before):
+            if best is None or (match.end(), -order) > best[:2]:
+                best = (match.end(), -order, award)
+    if best:
+        return best[2]
+    hits = [(m.start(), order, award) for order, (award, p) in enumerate(AWARD_PATTERNS) for m in [p.search(after)] if m]
+    return min(hits)[2] if hits else None
+
+
+def _award(cue: Cue, nearest: str | None, clause: str, sentence: ProseSentence) -> str | None:
     if cue.award == "none":
         return None
     if cue.award in AWARDS:
         return cue.award
-    named = next((a for a in (find_award(w) for w in windows) if a), None)
+    named = nearest or find_award(clause)
     if named is None:
         named = find_award(sentence.text) if cue.award == "espp_only" else None
     if named is None:
@@ -234,6 +251,9 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         window_start = max(clause_start, earlier[-1][-1].tail_end if earlier else 0)
         window_end = min(clause_end, later[0][0].start if later else len(text))
         before, after = text[window_start:group[0].start], text[group[-1].tail_end:window_end]
+        joins = list(_CLAUSE_JOIN.finditer(before)) if earlier else []
+        if joins:
+            before = before[joins[-1].end():]
         cue = _nearest(cues, units, before, after, text[clause_start:clause_end])
         if cue is None and previous and previous[0].unit in units:
             gap_start = previous[1][-1].tail_end
@@ -249,7 +269,7 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
             continue
         previous = (cue, group)
         spans = _spans_for(group, phrases, clause_start, respectively)
-        award = _award(cue, [before + " " + after, text[clause_start:clause_end]], sentence, state)
+        award = _award(cue, _nearest_award(before, after), text[clause_start:clause_end], sentence)
         for number, span in zip(group, spans):
             absolute = (sentence.start + number.start, sentence.start + number.end)
             if absolute in state.used:

@@ -23,6 +23,7 @@ from extractor.backends.rules.lexicon import (
 )
 from extractor.numbers import scale_exponent
 from extractor.periods import FiscalCalendar, balance_date, find_dates
+from extractor.tables.assemble import is_year_cell
 from extractor.tables.model import Cell, Column, Row, Table
 from schemas.stock_compensation import (
     AwardRollForward,
@@ -328,8 +329,8 @@ class LeftoverMapper:
         for row in table.rows:
             rule = line_item_rule(row.label) if row.label else None
             for column, cell in zip(table.columns, row.cells):
-                if cell.empty or cell.numbers[0].start in consumed:
-                    continue
+                if cell.empty or cell.numbers[0].start in consumed or is_year_cell(cell):
+                    continue  # a year printed among the values labels a row (years as rows), it is no amount
                 unit = self._unit(rule, column, cell)
                 period = self._period(rule, table, row, column, context_dates)
                 award = find_award(row.label) or column.award or find_award(row.group) or table_award
