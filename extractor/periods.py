@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -12,8 +13,9 @@ from schemas.values import Period
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 MONTHS["sept"] = 9
+MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))  # longest first: "september" before "sep"
 DATE_RE = re.compile(
-    r"\b(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>(?:19|20)\d\d)\b",
+    r"\b(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>(?:19|20)\d\d)\b",
     re.I,
 )
 
@@ -80,11 +82,11 @@ class FiscalCalendar:
         return self.period(self.year_of(end)) if self.year_end(self.year_of(end)) == end else Period.over(None, end)
 
 
-_MD = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+(?P<day>\d{1,2})\b"
+_MD = r"(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2})\b"
 # "for the fiscal years ended January 31", "year ended December 31, 2024": how a filing names its year end
 _YEAR_ENDED = re.compile(r"\b(?:fiscal\s+)?years?\s+end(?:ed|ing)(?:\s+on)?[:,]?\s+" + _MD, re.I)
 # the dates a filing reports at: "ended June 30, 2025", "as of December 31, 2024", "at January 31, 2025"
-_REPORTED = re.compile(r"\b(?:ended|ending|as of|at|through)\s+(?=" + _MD.replace("(?P<month>", "(?:").replace("(?P<day>", "(?:") + ")", re.I)
+_REPORTED = re.compile(r"\b(?:ended|ending|as of|at|through)\s+(?=(?:" + MONTH_NAMES + r")\.?\s+\d{1,2}\b)", re.I)
 
 
 @dataclass(frozen=True)
@@ -99,22 +101,14 @@ class FiscalFrame:
 
 def fiscal_frame(text: str, stated: date | None, header_ends: list[date] = (), header_month_days: list[tuple[int, int]] = ()) -> FiscalFrame:
     """The fiscal calendar and latest period end from what the filing says of itself."""
-    month_days: dict[tuple[int, int], int] = {}
+    month_days: Counter[tuple[int, int]] = Counter(header_month_days)
     for match in _YEAR_ENDED.finditer(text):
         day = int(match["day"])
         if 1 <= day <= 31:
-            key = (MONTHS[match["month"].lower()], day)
-            month_days[key] = month_days.get(key, 0) + 2
-    for key in header_month_days:
-        month_days[key] = month_days.get(key, 0) + 1
+            month_days[(MONTHS[match["month"].lower()], day)] += 2  # said in words: counts twice a header's
     reported = [d for m in _REPORTED.finditer(text) for d, _, _ in find_dates(text[m.end() : m.end() + 30])[:1]]
-    ends = [*header_ends, *reported]
-    if stated:
-        ends.append(stated)
-    seen: dict[date, int] = {}
-    for day in ends:
-        seen[day] = seen.get(day, 0) + 1
-    repeated = [day for day, count in seen.items() if count >= 2]  # a period end is reported more than once
+    ends = Counter([*header_ends, *reported, *([stated] if stated else [])])
+    repeated = [day for day, count in ends.items() if count >= 2]  # a period end is reported more than once
     latest = stated or max(repeated or ends, default=None)
     if month_days:
         month, day = max(month_days.items(), key=lambda item: item[1])[0]
@@ -126,8 +120,19 @@ def fiscal_frame(text: str, stated: date | None, header_ends: list[date] = (), h
 
 def infer_fiscal_end(text: str, stated: date | None) -> date:
     """The latest fiscal period end: as the document states it, else the latest period end it reports."""
-    frame = fiscal_frame(text, stated)
-    if frame.latest is not None:
-        return frame.latest
+    return fiscal_frame(text, stated).latest or latest_printed_date(text)
+
+
+def latest_printed_date(text: str) -> date:
+    """The last resort when a filing reports no period end: the latest full date it prints (or last year's end)."""
     dates = [d for d, _, _ in find_dates(text)]
     return max(dates) if dates else date(date.today().year - 1, 12, 31)
+
+
+def months_before(end: date, months: int) -> date:
+    """The first day of the `months` ending on `end` (Jun 30 and 6 months -> Jan 1; a quarter is a quarter)."""
+    year, month = divmod(end.month - 1 - months, 12)
+    year, month = end.year + year, month + 1
+    last = calendar.monthrange(year, month)[1]
+    month_end = end.day == calendar.monthrange(end.year, end.month)[1]
+    return date(year, month, last if month_end else min(end.day, last)) + timedelta(days=1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 from schemas.facts import Fact, values_agree
@@ -100,17 +101,18 @@ def read_predictions(path: Path) -> dict[str | None, list[Fact]]:
     by_document: dict[str | None, list[Fact]] = {}
     for file in files:
         named = document_name(file) if path.is_dir() else None
-        facts = by_document.setdefault(named, []) if named is not None else None
+        if named is not None:
+            by_document.setdefault(named, [])  # counted even when it holds no fact
         for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = json.loads(line, parse_float=Decimal)
                 document = record.pop("document", None)
-                fact = Fact.from_json(json.dumps(record))
+                fact = Fact.model_validate(record)
             except (ValueError, AttributeError) as error:
                 raise ValueError(f"{file}:{number}: not a fact ({str(error).splitlines()[0]})") from error
-            (facts if facts is not None else by_document.setdefault(document, [])).append(fact)
+            by_document.setdefault(named if named is not None else document, []).append(fact)
     return by_document
 
 

@@ -84,12 +84,11 @@ def _span(element: etree._Element, name: str) -> int:
         return 1
 
 
-def _slots(table: etree._Element) -> tuple[list[_Slot], int, int]:
+def _slots(table: etree._Element) -> tuple[list[_Slot], int]:
     """DOM cells placed on a dense slot grid with rowspans and colspans expanded."""
     taken: dict[tuple[int, int], _Slot] = {}
     slots: list[_Slot] = []
     rows = [tr for tr in _own_rows(table) if not _hidden(tr)]
-    width = 0
     for r, tr in enumerate(rows):
         c = 0
         for td in tr:
@@ -103,8 +102,7 @@ def _slots(table: etree._Element) -> tuple[list[_Slot], int, int]:
                 for dc in range(slot.colspan):
                     taken[(r + dr, c + dc)] = slot
             c += slot.colspan
-        width = max(width, c)
-    return slots, len(rows), width
+    return slots, len(rows)
 
 
 def _merge_markers(slots: list[_Slot]) -> None:
@@ -148,7 +146,7 @@ def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:
     A logical column is a slot column where some single-column cell has text; a wider cell (a header
     over several measures) covers the logical columns inside its span.
     """
-    slots, height, width = _slots(table)
+    slots, height = _slots(table)
     if not slots:
         return None
     _merge_markers(slots)
@@ -202,11 +200,7 @@ class _Renderer:
         if tag == "table":
             self.flush()
             self._table(element)
-        elif tag in CELL_TAGS:
-            self.flush()
-            self._inline(element)
-            self.flush()
-        elif tag in BLOCK_TAGS:
+        elif tag in BLOCK_TAGS or tag in CELL_TAGS:
             self.flush()
             self._inline(element)
             self.flush()

@@ -18,7 +18,7 @@ from extractor.tables.model import Cell, Column, Row, Table
 from extractor.tables.tokens import Kind, classify_chunk
 
 _FOOTNOTE_MARK = re.compile(r"(?:\s*(?:\(\w{1,2}\)|\*+|\u2020+))+$")
-_SCALE_NOTE = re.compile(r"\bin (?:thousands|millions|billions)\b|\b(?:thousands|millions|billions)\b", re.I)
+_SCALE_NOTE = re.compile(r"\b(?:thousands|millions|billions)\b", re.I)
 
 
 def grid_tables(doc: Document) -> list[Table]:
@@ -135,10 +135,6 @@ def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption
             month_day=period.month_day, award=award, scale=column_scale(parts),
         ))
     scale_note = next((line for line in header_lines if _SCALE_NOTE.search(line)), None)
-    if scale_note is None:
-        for col in columns:
-            if col.header and _SCALE_NOTE.search(col.header) and col.scale is None:
-                scale_note = col.header
     if scale_note is None and caption and re.search(r"\bin (?:thousands|millions|billions)\b", caption, re.I):
         scale_note = caption
     scale = (scale_exponent(scale_note) or 0) if scale_note else 0

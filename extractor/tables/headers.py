@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from extractor.numbers import scale_exponent
-from extractor.periods import MONTHS, find_dates
+from extractor.periods import MONTH_NAMES, MONTHS, find_dates
 
 # What a column measures, checked in order on the header's levels, lowest level first.
 MEASURES: list[tuple[str, re.Pattern[str]]] = [
@@ -29,7 +29,7 @@ MEASURES: list[tuple[str, re.Pattern[str]]] = [
 _MONTHS_PHRASE = re.compile(r"\b(three|six|nine|twelve|3|6|9|12)[- ]months?\b|\bquarter\b", re.I)
 _YEAR_PHRASE = re.compile(r"\b(?:fiscal )?years?\b|\bannual\b", re.I)
 _YEAR = re.compile(r"(?<![\d,.$])(?:fiscal\s+|fy\s*)?((?:19|20)\d\d)(?![\d,])", re.I)
-_MONTH_DAY = re.compile(r"\b(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?\s+(\d{1,2})\b", re.I)
+_MONTH_DAY = re.compile(r"\b(" + MONTH_NAMES + r")\.?\s+(\d{1,2})\b", re.I)
 _MONTH_WORDS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "3": 3, "6": 6, "9": 9, "12": 12}
 _NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/((?:19|20)?\d\d)\b")
 

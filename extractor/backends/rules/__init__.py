@@ -7,7 +7,7 @@ from extractor.backends.rules.prose import extract_prose
 from extractor.backends.rules.tables import LeftoverMapper, TableMapper
 from extractor.document import Document
 from extractor.extraction import Extraction, Provenance
-from extractor.periods import fiscal_frame, infer_fiscal_end
+from extractor.periods import fiscal_frame, latest_printed_date
 from extractor.tables import layout
 from schemas.concepts import iter_facts
 from schemas.stock_compensation import StockCompensationNote
@@ -22,7 +22,7 @@ def extract(doc: Document) -> Extraction:
         header_ends=[c.end for c in columns if c.end],
         header_month_days=[c.month_day for c in columns if c.month_day and (c.months or 12) == 12],
     )
-    fiscal_end = frame.latest or infer_fiscal_end(doc.text, None)
+    fiscal_end = frame.latest or latest_printed_date(doc.text)
     calendar = frame.calendar
     note = StockCompensationNote()
     mapper = TableMapper(note, calendar, fiscal_end)

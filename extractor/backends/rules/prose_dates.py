@@ -14,10 +14,9 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-MONTHS = {name.lower(): i for i, name in enumerate(_calendar.month_name) if name}
-MONTHS.update({name.lower(): i for i, name in enumerate(_calendar.month_abbr) if name})
-MONTHS["sept"] = 9
-_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+from extractor.periods import MONTH_NAMES, MONTHS, months_before
+
+_MONTH = r"(?P<month>" + MONTH_NAMES + r")\.?"
 _YEARS = r"(?P<years>(?:19|20)\d\d(?:\s*,?\s*(?:and\s+|or\s+)?(?:19|20)\d\d)*)"
 _SPAN_WORDS = {"three": 3, "3": 3, "six": 6, "6": 6, "nine": 9, "9": 9, "twelve": 12, "12": 12, "thirteen": 3, "26": 6, "39": 9}
 
@@ -56,17 +55,6 @@ class DatePhrase:
     periods: list[Span]
 
 
-def _months_back(end: date, months: int) -> date:
-    """The first day of a period of `months` months ending on `end`."""
-    after = end + timedelta(days=1)
-    month = after.month - months
-    year = after.year
-    while month < 1:
-        month += 12
-        year -= 1
-    return date(year, month, min(after.day, _calendar.monthrange(year, month)[1]))
-
-
 def _day(year: int, month: int, day: int) -> date | None:
     try:
         return date(year, month, day)
@@ -99,12 +87,12 @@ def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
         ends = [d for y in years if (d := _day(y, month, day))]
         if kind == "months_ended":
             span = _SPAN_WORDS[groups["span"].lower()]
-            return [Span(end=d, start=_months_back(d, span)) for d in ends]
+            return [Span(end=d, start=months_before(d, span)) for d in ends]
         if kind == "weeks_ended":
             weeks = {"thirteen": 13, "twenty-six": 26, "thirty-nine": 39}.get(groups["span"].lower()) or int(groups["span"])
             return [Span(end=d, start=d - timedelta(weeks=weeks) + timedelta(days=1)) for d in ends]
         if kind == "years_ended":
-            return [Span(end=d, start=_months_back(d, 12)) for d in ends]
+            return [Span(end=d, start=months_before(d, 12)) for d in ends]
         return [Span(end=d, instant=True) for d in ends]
     if kind == "month":
         month = MONTHS[groups["month"].lower()]

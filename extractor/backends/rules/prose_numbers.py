@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from extractor.periods import MONTH_NAMES
+
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -19,10 +21,6 @@ WORDS = {
     "sixty": 60,
 }
 FRACTIONS = {"half": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5}
-MONTH_NAMES = (
-    "january|february|march|april|may|june|july|august|september|october|november|december|"
-    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
 
 _DIGITS = re.compile(r"(?<![\w.,/-])(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w/]|,\d|\.\d)")
 _WORD = re.compile(r"(?<![\w-])(?P<word>" + "|".join(sorted(WORDS, key=len, reverse=True)) + r")(?![\w])", re.I)

@@ -22,7 +22,7 @@ from extractor.backends.rules.lexicon import (
     row_kind,
 )
 from extractor.numbers import scale_exponent
-from extractor.periods import FiscalCalendar, balance_date, find_dates
+from extractor.periods import FiscalCalendar, balance_date, find_dates, months_before
 from extractor.tables.assemble import is_year_cell
 from extractor.tables.model import Cell, Column, Row, Table
 from schemas.stock_compensation import (
@@ -75,15 +75,6 @@ def _on(year: int, month_day: tuple[int, int]) -> date:
     month, day = month_day
     last = calendar.monthrange(year, month)[1]
     return date(year, month, min(day, last))
-
-
-def _months_before(end: date, months: int) -> date:
-    """The first day of the `months` ending on `end` (Jun 30 and 6 months -> Jan 1)."""
-    year, month = divmod(end.month - 1 - months, 12)
-    year, month = end.year + year, month + 1
-    last = calendar.monthrange(year, month)[1]
-    month_end = end.day == calendar.monthrange(end.year, end.month)[1]
-    return date(year, month, last if month_end else min(end.day, last)) + timedelta(days=1)
 
 
 class TableMapper:
@@ -141,7 +132,7 @@ class TableMapper:
         else:
             end = self.calendar.year_end(col.year)
         if col.months and col.months < 12:
-            return Period.over(_months_before(end, col.months), end)
+            return Period.over(months_before(end, col.months), end)
         if col.end is not None and self.calendar.year_end(end.year) != end and col.months is None:
             return Period.over(None, end)
         return self.calendar.period(self.calendar.year_of(end))
@@ -149,10 +140,8 @@ class TableMapper:
     # -- table kinds ---------------------------------------------------------------------------
 
     def _rollforward(self, table: Table) -> bool:
-        groups = _award_groups(table)
-        if len(groups) > 1:  # side by side: 'RSUs | Shares, Fair Value' next to 'PSUs | Shares, Fair Value'
-            return all([self._rollforward_one(part, award) for award, part in groups])
-        return self._rollforward_one(table, groups[0][0] if groups else None)
+        # side by side, 'RSUs | Shares, Fair Value' next to 'PSUs | Shares, Fair Value', maps as one table per award
+        return all([self._rollforward_one(part, award) for award, part in _award_groups(table)])
 
     def _rollforward_one(self, table: Table, column_award: str | None) -> bool:
         award = column_award or self._award(table) or "option"
@@ -192,7 +181,7 @@ class TableMapper:
         return True
 
     def _award(self, table: Table) -> str | None:
-        return find_award(table.title) if table.title and find_award(table.title) else first_award(table.caption)
+        return find_award(table.title) or first_award(table.caption)
 
     def _information(self, table: Table) -> bool:
         award = self._award(table)
@@ -246,9 +235,8 @@ class TableMapper:
                 continue
             unit = {"shares_repurchased": "shares", "average_cost_per_share": "USD/share"}.get(field, "USD")
             for end, cell, flow in self._year_cells(table, row):
-                year = end
                 period = Period.at(end) if field == "remaining_authorization" else flow
-                target = years.setdefault(year, ShareRepurchaseYear(fiscal_year_end=end))
+                target = years.setdefault(end, ShareRepurchaseYear(fiscal_year_end=end))
                 setattr(target, field, amount(cell.numbers[0], unit, period, self._row_scale(row, table)))
         repurchases.years.extend(years.values())
         self.note.share_repurchases = repurchases
@@ -322,8 +310,7 @@ class LeftoverMapper:
     def __init__(self, mapper: TableMapper) -> None:
         self.mapper = mapper
 
-    def map(self, table: Table, consumed: set[int]) -> int:
-        added = 0
+    def map(self, table: Table, consumed: set[int]) -> None:
         table_award = self.mapper._award(table)
         context_dates = [d for d, _, _ in find_dates(f"{table.caption or ''} {table.title or ''}")]
         for row in table.rows:
@@ -342,8 +329,6 @@ class LeftoverMapper:
                         concept=concept, label=row.label, award=award, bound=bound,
                         amount=amount(number, unit, period, scale),
                     ))
-                    added += 1
-        return added
 
     @staticmethod
     def _unit(rule, column: Column, cell: Cell) -> str:
