@@ -238,7 +238,10 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
         for name, concept, amount in _fields(note.preferred_stock, PREFERRED):
             yield f"preferred_stock.{name}", _fact(concept, amount)
     for i, item in enumerate(note.line_items):
-        yield f"line_items[{i}].amount", _fact(item.concept, item.amount, award=item.award, line_item=item.line_item, bound=item.bound)
+        yield f"line_items[{i}].amount", _fact(
+            item.concept, item.amount, award=item.award, line_item=item.line_item, bound=item.bound,
+            price_range=item.price_range,
+        )
 
 
 def iter_facts(note: StockCompensationNote) -> Iterator[Fact]:
@@ -351,7 +354,8 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
             setattr(target, year_field, amount)
         else:  # a concept no typed field holds: kept as a line item, never dropped
             note.line_items.append(LineItem(
-                concept=fact.concept, award=award, line_item=fact.dims.get("line_item"), bound=fact.dims.get("bound"), amount=amount,
+                concept=fact.concept, award=award, line_item=fact.dims.get("line_item"), bound=fact.dims.get("bound"),
+                price_range=fact.dims.get("price_range"), amount=amount,
             ))
     note.award_activity = list(rollforwards.values())
     note.award_years = list(year_infos.values())

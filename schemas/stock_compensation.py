@@ -156,6 +156,9 @@ class LineItem(BaseModel):
     award: AwardType | None = None
     line_item: str | None = Field(default=None, description="Income-statement caption, lower-cased, when split by line.")
     bound: Literal["min", "max"] | None = Field(default=None, description="One end of a printed range.")
+    price_range: str | None = Field(
+        default=None, description="The exercise-price range a row of options stands for ('3.75-92.23')."
+    )
     amount: Amount
 
 

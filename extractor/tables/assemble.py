@@ -73,9 +73,28 @@ def _layout(doc: Document) -> tuple[list[Table], list[tuple[int, int]]]:
     if doc.grids:  # HTML: tables from the DOM grid, prose is every other line
         from extractor.tables.from_grid import grid_tables
 
-        return grid_tables(doc), _lines_outside(doc.text, [(g.start, g.end) for g in doc.grids])
-    tokens = _tokens(doc)
-    return _assemble(_rows_and_breaks(tokens)), _prose_spans(tokens, doc.format.endswith("aligned-text"))
+        tables, prose = grid_tables(doc), _lines_outside(doc.text, [(g.start, g.end) for g in doc.grids])
+    else:
+        tokens = _tokens(doc)
+        tables, prose = _assemble(_rows_and_breaks(tokens)), _prose_spans(tokens, doc.format.endswith("aligned-text"))
+    for table in tables:
+        _mark_percent(table)
+    return tables, prose
+
+
+_PERCENT_MARK = re.compile(r"\(\s*(?:in\s+)?%\s*\)|\(in percent(?:ages?)?\)|\bin %|%\s*$")
+
+
+def _mark_percent(table: Table) -> None:
+    """Numbers under a '%' row label or column header ('Volatility (%)') are percentages printed without
+    the sign: 3.46 there is 3.46 %, not 3.46."""
+    marked_columns = [bool(_PERCENT_MARK.search(column.header)) for column in table.columns]
+    for row in table.rows:
+        marked_row = bool(_PERCENT_MARK.search(row.label))
+        for index, cell in enumerate(row.cells):
+            column_marked = index < len(marked_columns) and marked_columns[index]
+            if (marked_row or column_marked) and not any(n.currency for n in cell.numbers):
+                cell.numbers = [_with_percent(n) for n in cell.numbers]
 
 
 def _lines_outside(text: str, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -135,8 +135,9 @@ def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption
             month_day=period.month_day, award=award, scale=column_scale(parts),
         ))
     scale_note = next((line for line in header_lines if _SCALE_NOTE.search(line)), None)
-    if scale_note is None and caption and re.search(r"\bin (?:thousands|millions|billions)\b", caption, re.I):
-        scale_note = caption
+    note_in_caption = re.search(r"\(?\bin (?:thousands|millions|billions)\b[^)]*\)?", caption or "", re.I)
+    if scale_note is None and note_in_caption:  # only the note itself: '500 million shares ... (in thousands)' is thousands
+        scale_note = note_in_caption.group()
     scale = (scale_exponent(scale_note) or 0) if scale_note else 0
     if scale_note is None:  # a scale every scaled column states ('Shares (in thousands)') is the table's
         stated = {col.scale for col in columns if col.scale is not None}

@@ -17,7 +17,7 @@ from extractor.periods import MONTH_NAMES, MONTHS, find_dates
 # What a column measures, checked in order on the header's levels, lowest level first.
 MEASURES: list[tuple[str, re.Pattern[str]]] = [
     ("intrinsic", re.compile(r"intrinsic value|^(?:aggregate )?value$", re.I)),
-    ("term", re.compile(r"\b(?:contractual )?(?:term|life)\b|^\(?(?:in )?years\)?$", re.I)),
+    ("term", re.compile(r"(?<!long-)(?<!long )\b(?:contractual )?(?:term|life)\b|^\(?(?:in )?years\)?$", re.I)),
     ("fair_value", re.compile(r"fair value", re.I)),
     ("price", re.compile(r"(?:exercise|grant|purchase|strike) price|price per share|^(?:weighted[- ]average )?price$", re.I)),
     ("cost", re.compile(r"unrecognized|compensation cost|costs?$", re.I)),

@@ -9,6 +9,7 @@ from extractor.document import Document
 from extractor.extraction import Extraction, Provenance
 from extractor.periods import fiscal_frame, latest_printed_date
 from extractor.tables import layout
+from extractor.tables.transpose import years_as_columns
 from schemas.concepts import iter_facts
 from schemas.stock_compensation import StockCompensationNote
 
@@ -16,6 +17,7 @@ from schemas.stock_compensation import StockCompensationNote
 def extract(doc: Document) -> Extraction:
     """Fill a StockCompensationNote from the document's tables, then from its sentences."""
     tables, paragraphs = layout(doc)
+    tables = [years_as_columns(table) for table in tables]
     columns = [c for t in tables for c in t.columns]
     frame = fiscal_frame(
         doc.text, doc.metadata.fiscal_period_end,

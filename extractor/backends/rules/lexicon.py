@@ -33,6 +33,8 @@ class LineItemRule:
     pattern: re.Pattern[str]
     unit: str
     period: str  # instant | flow
+    context: re.Pattern[str] | None = None  # the rule holds only where the label or table context says this
+    table: bool = False  # the rule may name a whole table from its caption ('shares reserved ... as follows')
 
 
 _TABLES = _load("tables.toml")
@@ -42,10 +44,15 @@ YEAR_INFO_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["year_info
 ASSUMPTION_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["assumptions"], "field")
 REPURCHASE_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["repurchases"], "field")
 LINE_ITEMS: list[LineItemRule] = [
-    LineItemRule(e["concept"], re.compile(e["pattern"], re.I), e["unit"], e["period"]) for e in _TABLES["line_items"]
+    LineItemRule(
+        e["concept"], re.compile(e["pattern"], re.I), e["unit"], e["period"],
+        re.compile(e["context"], re.I) if "context" in e else None, e.get("table", False),
+    )
+    for e in _TABLES["line_items"]
 ]
 VALUATION_MODELS = re.compile(_TABLES["patterns"]["valuation_models"], re.I)
 TOTAL_ROW = re.compile(_TABLES["patterns"]["total_row"], re.I)
+EXPENSE_LINES = re.compile(_TABLES["patterns"]["expense_lines"], re.I)
 
 
 def find_award(text: str | None) -> str | None:
@@ -84,10 +91,19 @@ def row_kind(label: str) -> str | None:
     return None
 
 
-def line_item_rule(label: str) -> LineItemRule | None:
-    """The line-item rule a row label matches, first in the lexicon's order."""
+def line_item_rule(label: str, context: str = "") -> LineItemRule | None:
+    """The line-item rule a row label matches, first in the lexicon's order (a rule with a context holds only
+    where the label or the table's caption says it: 'Shares issued' is an ESPP purchase under an ESPP table)."""
     for rule in LINE_ITEMS:
-        if rule.pattern.search(label):
+        if rule.pattern.search(label) and (rule.context is None or rule.context.search(f"{label} {context}")):
+            return rule
+    return None
+
+
+def table_line_item_rule(caption: str) -> LineItemRule | None:
+    """The rule a table's caption gives all its rows ('shares of common stock reserved ... are as follows')."""
+    for rule in LINE_ITEMS:
+        if rule.table and rule.pattern.search(caption):
             return rule
     return None
 

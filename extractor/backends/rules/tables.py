@@ -6,10 +6,12 @@ import calendar
 import re
 from dataclasses import replace
 from datetime import date, timedelta
+from decimal import Decimal
 
 from extractor.backends.rules.amounts import amount
 from extractor.backends.rules.lexicon import (
     ASSUMPTION_ROWS,
+    EXPENSE_LINES,
     REPURCHASE_ROWS,
     TOTAL_ROW,
     VALUATION_MODELS,
@@ -17,6 +19,7 @@ from extractor.backends.rules.lexicon import (
     find_award,
     first_award,
     line_item_rule,
+    table_line_item_rule,
     match_first,
     named_awards,
     row_kind,
@@ -24,7 +27,7 @@ from extractor.backends.rules.lexicon import (
 from extractor.numbers import scale_exponent
 from extractor.periods import FiscalCalendar, balance_date, find_dates, months_before
 from extractor.tables.assemble import is_year_cell
-from extractor.tables.model import Cell, Column, Row, Table
+from extractor.tables.model import Cell, Column, PrintedNumber, Row, Table
 from schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
@@ -71,6 +74,53 @@ def _award_groups(table: Table) -> list[tuple[str | None, Table]]:
     return groups
 
 
+EXPENSE_CONCEPT = "AllocatedShareBasedCompensationExpense"
+_PRICE_RANGE = re.compile(
+    r"^\$?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|—|to)\s*\$?\s*(\d[\d,]*(?:\.\d+)?)\s*$", re.I)
+PRICE_RANGE_LIMITS = (
+    "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeLowerRangeLimit",
+    "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeUpperRangeLimit",
+)
+_P, _PL = "ShareBasedCompensationArrangementByShareBasedPaymentAward", "SharebasedCompensationArrangementBySharebasedPaymentAward"
+PRICE_RANGE_CONCEPTS = {
+    ("outstanding", "count"): f"{_P}OptionsOutstandingNumber",
+    ("outstanding", "price"): f"{_P}OptionsOutstandingWeightedAverageExercisePrice",
+    ("outstanding", "term"): f"{_PL}OptionsOutstandingWeightedAverageRemainingContractualTerm2",
+    ("outstanding", "intrinsic"): f"{_P}OptionsOutstandingIntrinsicValue",
+    ("exercisable", "count"): f"{_P}OptionsExercisableNumber",
+    ("exercisable", "price"): f"{_P}OptionsExercisableWeightedAverageExercisePrice",
+    ("exercisable", "term"): f"{_PL}OptionsExercisableWeightedAverageRemainingContractualTerm1",
+    ("exercisable", "intrinsic"): f"{_PL}OptionsExercisableIntrinsicValue1",
+}
+
+
+def _limit_numbers(row: Row) -> list[PrintedNumber]:
+    """The two prices of a range label, with their spans in the document text."""
+    found = []
+    for match in re.finditer(r"\d[\d,]*(?:\.\d+)?", row.label):
+        text = match.group()
+        digits = text.replace(",", "")
+        found.append(PrintedNumber(
+            magnitude=Decimal(digits), negative=False, percent=False, currency=True,
+            decimals=len(digits.partition(".")[2]), start=row.label_start + match.start(),
+            end=row.label_start + match.end(), text=text,
+        ))
+    return found[:2]
+
+
+def _rates_in_percent(row: Row) -> bool:
+    """A volatility or interest-rate row printed without '%' ('Expected Volatility | 36.6') is in percent:
+    no rate of 3,660 % is ever assumed. A row whose numbers are all at most 1 may be fractions; left as printed."""
+    numbers = [n for cell in row.cells for n in cell.numbers]
+    return bool(numbers) and not any(n.percent for n in numbers) and any(n.magnitude > 1 for n in numbers)
+
+
+def _by_expense_line(table: Table) -> bool:
+    """Rows that are income-statement lines ('Research and development', 'Cost of revenue, service'): the
+    expense broken down by where it is recorded, whether or not a caption says so."""
+    return sum(1 for row in table.rows if EXPENSE_LINES.search(row.label.strip())) >= 2
+
+
 def _on(year: int, month_day: tuple[int, int]) -> date:
     month, day = month_day
     last = calendar.monthrange(year, month)[1]
@@ -91,14 +141,16 @@ class TableMapper:
         context = (table.title or "") + " " + " ".join(table.header_lines)
         if "count" in kinds and kinds & {"price", "fair_value"} and any(row_kind(r.label) == "balance" for r in table.rows):
             return self._rollforward(table)
+        if sum(1 for row in table.rows if _PRICE_RANGE.match(row.label.strip())) >= 2 and kinds & {"count", "price"}:
+            return self._price_ranges(table)
         if table.year_columns:
-            lowered = (table.title or table.caption or "").lower()
+            lowered = f"{table.title or ''} {table.caption or ''}".lower()
             labels = " ".join(r.label for r in table.rows).lower()
             if "assumption" in lowered or "volatility" in labels:
                 return self._assumptions(table)
             if "repurchase" in lowered or "repurchased" in labels:
                 return self._repurchases(table)
-            if "expense" in lowered and "unrecognized" not in lowered:
+            if ("expense" in lowered and "unrecognized" not in lowered) or _by_expense_line(table):
                 return self._expense(table)
             return self._information(table)
         if "cost" in kinds and "unrecognized" in (context + (table.caption or "")).lower():
@@ -208,7 +260,10 @@ class TableMapper:
             field = match_first(row.label, ASSUMPTION_ROWS)
             if field is None:
                 continue
+            percent_row = field != "expected_term" and _rates_in_percent(row)
             for year, cell, period in self._year_cells(table, row):
+                if percent_row:
+                    cell = replace(cell, numbers=[replace(n, percent=True) for n in cell.numbers])
                 target = by_year.setdefault(
                     year,
                     ValuationAssumptions(
@@ -248,6 +303,9 @@ class TableMapper:
             if TOTAL_ROW.search(row.label) and not re.search(r"total other", row.label, re.I):
                 award, line_item = None, None
             else:
+                rule = line_item_rule(row.label)
+                if rule is not None and rule.concept != EXPENSE_CONCEPT:
+                    continue  # 'Income tax benefit', 'Capitalized ...': line items of their own, not expense lines
                 award = find_award(row.label)
                 line_item = None if award else re.sub(r"\s+", " ", row.label).strip().lower()
             for _, cell, period in self._year_cells(table, row):
@@ -274,6 +332,37 @@ class TableMapper:
             )
             found = True
         return found
+
+    def _price_ranges(self, table: Table) -> bool:
+        """Options by exercise-price range ('$3.75–$92.23 | 22,905 | 2.2 | 68.89 | 22,905 | 68.89'): each row's
+        outstanding and exercisable measures, and the range's own limits, at the table's date."""
+        instant = Period.at(max((d for d, _, _ in find_dates(table.context)), default=self.fiscal_end))
+        award = self._award(table) or "option"
+        bases, basis = [], "outstanding"
+        for column in table.columns:  # 'Options Exercisable' and every column after it
+            basis = "exercisable" if re.search(r"exercisable|vested", column.header, re.I) else basis
+            bases.append(basis)
+        for row in table.rows:
+            match = _PRICE_RANGE.match(row.label.strip())
+            if not match and not TOTAL_ROW.search(row.label.strip()):
+                continue
+            price_range = None
+            if match:  # the total row is all ranges together: no range of its own
+                price_range = f"{match.group(1).replace(',', '')}-{match.group(2).replace(',', '')}"
+                for concept, number in zip(PRICE_RANGE_LIMITS, _limit_numbers(row)):
+                    self._line(concept, row, award, price_range, amount(number, "USD/share", instant))
+            for column, cell, basis in zip(table.columns, row.cells, bases):
+                concept = PRICE_RANGE_CONCEPTS.get((basis, column.kind or ""))
+                if concept and not cell.empty:
+                    scale = table.scale if column.scale is None else column.scale
+                    unit = COLUMN_UNITS[column.kind]
+                    self._line(concept, row, award, price_range, amount(cell.numbers[0], unit, instant, scale))
+        return True
+
+    def _line(self, concept: str, row: Row, award: str, price_range: str | None, value) -> None:
+        self.note.line_items.append(
+            LineItem(concept=concept, label=row.label, award=award, price_range=price_range, amount=value)
+        )
 
     def _settlement(self, table: Table) -> bool:
         instant = Period.at(next((d for d, _, _ in find_dates(table.context)), self.fiscal_end))
@@ -312,21 +401,24 @@ class LeftoverMapper:
 
     def map(self, table: Table, consumed: set[int]) -> None:
         table_award = self.mapper._award(table)
-        context_dates = [d for d, _, _ in find_dates(f"{table.caption or ''} {table.title or ''}")]
+        caption = f"{table.caption or ''} {table.title or ''}"
+        context_dates = [d for d, _, _ in find_dates(caption)]
+        caption_rule = table_line_item_rule(caption)
         for row in table.rows:
-            rule = line_item_rule(row.label) if row.label else None
             for column, cell in zip(table.columns, row.cells):
                 if cell.empty or cell.numbers[0].start in consumed or is_year_cell(cell):
                     continue  # a year printed among the values labels a row (years as rows), it is no amount
+                subject = row.label or column.header
+                rule = (line_item_rule(subject, f"{caption} {row.group or ''}") if subject else None) or caption_rule
                 unit = self._unit(rule, column, cell)
                 period = self._period(rule, table, row, column, context_dates)
                 award = find_award(row.label) or column.award or find_award(row.group) or table_award
-                concept = rule.concept if rule else f"ext:{_camel(row.label or column.header)}{_MEASURE_WORDS.get(column.kind or '', '')}"
+                concept = rule.concept if rule else f"ext:{_camel(subject)}{_MEASURE_WORDS.get(column.kind or '', '')}"
                 scale = column.scale if column.scale is not None else self.mapper._row_scale(row, table)
                 bounds = ("min", "max") if cell.is_range else (None,)
                 for number, bound in zip(cell.numbers, bounds):
                     self.mapper.note.line_items.append(LineItem(
-                        concept=concept, label=row.label, award=award, bound=bound,
+                        concept=concept, label=subject, award=award, bound=bound,
                         amount=amount(number, unit, period, scale),
                     ))
 
@@ -345,7 +437,10 @@ class LeftoverMapper:
 
     def _period(self, rule, table: Table, row: Row, column: Column, context_dates: list[date]) -> Period:
         instant = rule is not None and rule.period == "instant"
+        calendar = self.mapper.calendar
         if column.year or column.end:
+            if column.end is not None and column.months is None and (instant or rule is None):
+                return Period.at(column.end)  # a bare date over the column ('December 31, 2023') is a balance date
             flow = self.mapper.column_period(column)
             return Period.at(flow.end_date) if instant else flow
         day = balance_date(row.label)
@@ -356,4 +451,4 @@ class LeftoverMapper:
         end = self.mapper.fiscal_end
         if instant or row_kind(row.label) in ("balance", "exercisable", "vested_and_expected_to_vest"):
             return Period.at(end)
-        return self.mapper.calendar.period_ending(end)
+        return calendar.period_ending(end)
