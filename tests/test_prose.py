@@ -161,6 +161,20 @@ CASES = [
      date(2013, 12, 28),
      [(f"{P}NumberOfSharesAuthorized", "550000", "shares", date(2013, 12, 28), None),
       (f"{P}NumberOfSharesAvailableForGrant", "115269", "shares", date(2013, 12, 28), None)]),
+    ("sam-10k-2013",  # grant counts: 'granted options to purchase N, N and N shares, respectively'
+     "During fiscal 2013, 2012 and 2011, the Company granted options to purchase 40,925, 42,600 and 228,200 shares, "
+     "respectively, of its Class A Common Stock to employees at market price on the grant dates.",
+     date(2013, 12, 28),
+     [(f"{P}OptionsGrantsInPeriodGross", "40925", "shares", date(2013, 12, 28), "option"),
+      (f"{P}OptionsGrantsInPeriodGross", "42600", "shares", date(2012, 12, 28), "option"),
+      (f"{P}OptionsGrantsInPeriodGross", "228200", "shares", date(2011, 12, 28), "option")]),
+    ("ba-10k-2024",  # grant counts dated by the months the sentence names, the award named after the numbers
+     "In February 2024, 2023 and 2022, we granted to our executives 2,008,499, 327,523 and 1,804,541 restricted stock "
+     "units (RSUs) as part of our long-term incentive program with grant date fair values of $204.",
+     date(2024, 12, 31),
+     [(f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod", "2008499", "shares", date(2024, 2, 29), "rsu"),
+      (f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod", "327523", "shares", date(2023, 2, 28), "rsu"),
+      (f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod", "1804541", "shares", date(2022, 2, 28), "rsu")]),
 ]
 
 

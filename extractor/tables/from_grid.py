@@ -47,7 +47,7 @@ def _is_header_row(cells: list[Cell], texts: list[str]) -> bool:
 
 
 def _is_yearish(text: str) -> bool:
-    return bool(re.fullmatch(r"(?:fiscal\s+|fy\s*)?(?:19|20)\d\d(?:\s*\(\w\))?", text.strip(), re.I))
+    return bool(re.fullmatch(r"(?:fiscal\s+|fy\s*)?(?:19|20)\d\d(?:\s*\([^)]{1,30}\))?", text.strip(), re.I))  # '2011 (53 weeks)' 
 
 
 def _caption(text: str, start: int) -> str | None:

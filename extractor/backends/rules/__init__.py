@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from extractor import __version__
+from extractor.backends.rules.implied_scale import SCALE_NAMES, apply_usd_scale, implied_usd_scale
 from extractor.backends.rules.prose import extract_prose
 from extractor.backends.rules.tables import LeftoverMapper, TableMapper
 from extractor.document import Document
@@ -33,12 +34,19 @@ def extract(doc: Document) -> Extraction:
     leftovers = LeftoverMapper(mapper)
     for table in tables:
         leftovers.map(table, consumed)
+    usd_scale = implied_usd_scale(note, doc.text)
     prose_text = doc.text.replace("\n", " ").replace("\u00a0", " ")  # same length: offsets hold
-    extract_prose(note, prose_text, paragraphs, calendar, fiscal_end)
+    extract_prose(note, prose_text, paragraphs, calendar, fiscal_end, usd_scale)
+    apply_usd_scale(note, usd_scale, doc.text)
     note.fiscal_year_ends = note.years_reported(fiscal_end)
     warnings = list(doc.warnings)
     if not tables:
         warnings.append("no tables found; only sentences were read")
+    if usd_scale:
+        warnings.append(
+            f"the note states no scale for its dollar amounts; read in {SCALE_NAMES[usd_scale]}, the only scale in "
+            "which they are plausible next to its share counts and per-share values"
+        )
     return Extraction(
         document_id=doc.id,
         document_path=doc.path,

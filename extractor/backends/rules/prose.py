@@ -293,10 +293,13 @@ def sentences(text: str, spans: list[tuple[int, int]]) -> list[Sentence]:
     return out
 
 
-def extract_prose(note: StockCompensationNote, text: str, spans: list[tuple[int, int]], calendar: FiscalCalendar, fiscal_end: date) -> Reading:
+def extract_prose(
+    note: StockCompensationNote, text: str, spans: list[tuple[int, int]], calendar: FiscalCalendar, fiscal_end: date,
+    usd_scale: int = 0,
+) -> Reading:
     """Read the numbers of every sentence: first the sentence patterns (each fills a field once), then every
     number they left, generically, by the cue phrases near it (prose_reader). Returns what was read and
-    the numbers left unread."""
+    the numbers left unread. `usd_scale`: the scale unscaled dollars are known to be in (implied_scale)."""
     ctx = Context(note, calendar, fiscal_end)
     for sentence in sentences(text, spans):
         if "respectively" in sentence.text:
@@ -308,7 +311,7 @@ def extract_prose(note: StockCompensationNote, text: str, spans: list[tuple[int,
         if mentioned and "respectively" not in sentence.text:
             ctx.previous_award = mentioned
     used = {(fact.source.start, fact.source.end) for fact in iter_facts(note) if fact.source}
-    return read_prose(note, prose_sentences(text, spans), calendar, fiscal_end, used)
+    return read_prose(note, prose_sentences(text, spans), calendar, fiscal_end, used, usd_scale)
 
 
 _HEADING = re.compile(r"^[^.;:\t]{2,120}$")

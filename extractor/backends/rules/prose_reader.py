@@ -107,6 +107,7 @@ class _State:
     reading: Reading
     last_unrecognized: UnrecognizedCost | None = None
     last_paragraph: int = -1
+    usd_scale: int = 0
 
 
 def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
@@ -275,7 +276,7 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
             if absolute in state.used:
                 continue
             value, exponent = number.scaled(cue.unit)
-            if cue.unit == "USD" and not number.scale and value < MIN_UNSCALED_USD:
+            if cue.unit == "USD" and not number.scale and value < MIN_UNSCALED_USD and not state.usd_scale:
                 state.reading.unread.append((number.text, "dollars without a stated scale"))
                 continue
             amount = Amount(
@@ -346,9 +347,10 @@ _REPURCHASE_CONCEPTS = {
 
 
 def read_prose(note: StockCompensationNote, sentences: list[ProseSentence], calendar, fiscal_end: date,
-               used: set[tuple[int, int]]) -> Reading:
-    """Read every sentence; numbers at `used` spans (already read by another rule) are skipped."""
-    state = _State(note, calendar, fiscal_end, set(used), Reading())
+               used: set[tuple[int, int]], usd_scale: int = 0) -> Reading:
+    """Read every sentence; numbers at `used` spans (already read by another rule) are skipped. Unscaled
+    dollars are read only when the note's dollar scale is known (`usd_scale`, applied by the caller)."""
+    state = _State(note, calendar, fiscal_end, set(used), Reading(), usd_scale=usd_scale)
     cues = load_cues()
     for sentence in sentences:
         read_sentence(sentence, state, cues)

@@ -58,23 +58,31 @@ INFO_UNITS = {
     "granted_count": "shares",
     "vested_count": "shares",
     "granted_fair_value": "USD/share",
+    "shares_purchased": "shares",
+    "average_purchase_price": "USD/share",
 }
 
 
-def _award_groups(table: Table) -> list[tuple[str | None, Table]]:
-    """The table split where its header names award types over groups of measure columns."""
+def _column_groups(table: Table) -> list[tuple[str | None, int | None, Table]]:
+    """The table split where its header names award types ('RSUs | Shares, Fair Value' next to 'PSUs | ...')
+    or years ('2013 | Shares, Price' next to '2012 | ...') over groups of measure columns."""
     awards = [c.award for c in table.columns]
-    if len({a for a in awards if a}) < 2:
-        return [(next((a for a in awards if a), None), table)]
-    groups: list[tuple[str | None, Table]] = []
-    for award in dict.fromkeys(a for a in awards if a):
-        keep = [i for i, a in enumerate(awards) if a == award]
+    years = [c.year if c.kind != "year" else None for c in table.columns]
+    several_awards, several_years = len({a for a in awards if a}) > 1, len({y for y in years if y}) > 1
+    if not several_awards and not several_years:
+        return [(next((a for a in awards if a), None), None, table)]
+    keys = [(a if several_awards else None, y if several_years else None) for a, y in zip(awards, years)]
+    groups: list[tuple[str | None, int | None, Table]] = []
+    for key in dict.fromkeys(k for k in keys if k != (None, None)):
+        keep = [i for i, k in enumerate(keys) if k == key]
         rows = [replace(row, cells=[row.cells[i] for i in keep if i < len(row.cells)]) for row in table.rows]
-        groups.append((award, replace(table, columns=[table.columns[i] for i in keep], rows=rows)))
+        award = key[0] or next((a for a in awards if a), None)
+        groups.append((award, key[1], replace(table, columns=[table.columns[i] for i in keep], rows=rows)))
     return groups
 
 
 EXPENSE_CONCEPT = "AllocatedShareBasedCompensationExpense"
+_BEGINNING = re.compile(r"\bbeginning\b|\bopening\b", re.I)
 _PRICE_RANGE = re.compile(
     r"^\$?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|—|to)\s*\$?\s*(\d[\d,]*(?:\.\d+)?)\s*$", re.I)
 PRICE_RANGE_LIMITS = (
@@ -193,9 +201,9 @@ class TableMapper:
 
     def _rollforward(self, table: Table) -> bool:
         # side by side, 'RSUs | Shares, Fair Value' next to 'PSUs | Shares, Fair Value', maps as one table per award
-        return all([self._rollforward_one(part, award) for award, part in _award_groups(table)])
+        return all([self._rollforward_one(part, award, year) for award, year, part in _column_groups(table)])
 
-    def _rollforward_one(self, table: Table, column_award: str | None) -> bool:
+    def _rollforward_one(self, table: Table, column_award: str | None, year: int | None = None) -> bool:
         award = column_award or self._award(table) or "option"
         context = f"{table.title or ''} {table.caption or ''}".lower()
         if award in OPTION_LIKE:
@@ -209,18 +217,20 @@ class TableMapper:
                 rows.append((row, kind, balance_date(row.label)))
         balances = [(i, d) for i, (_, kind, d) in enumerate(rows) if kind == "balance"]
         out = AwardRollForward(award=award, basis=basis, title=table.title or table.caption)
-        ending = max((d for _, d in balances if d), default=self.fiscal_end)
+        year_end = self.calendar.year_end(year) if year else self.fiscal_end  # the column group's year, if any
+        ending = max((d for _, d in balances if d), default=year_end)
         for index, (row, kind, day) in enumerate(rows):
             if kind == "balance":
-                kind = "beginning" if index == balances[0][0] and len(balances) > 1 else "ending"
+                first = index == balances[0][0] and (len(balances) > 1 or _BEGINNING.search(row.label))
+                kind = "beginning" if first else "ending"
                 if day is None and kind == "beginning":  # 'at beginning of year': the prior fiscal year's end
                     day = self.calendar.year_end(self.calendar.year_of(ending) - 1)
-                period = Period.at(day or self.fiscal_end)
+                period = Period.at(day or year_end)
             elif kind in ("exercisable", "vested_and_expected_to_vest"):
-                period = Period.at(day or max((d for _, d in balances if d), default=self.fiscal_end))
+                period = Period.at(day or max((d for _, d in balances if d), default=year_end))
             else:
                 before = max((d for i, d in balances if i < index and d), default=None)
-                after = min((d for i, d in balances if i > index and d), default=self.fiscal_end)
+                after = min((d for i, d in balances if i > index and d), default=year_end)
                 period = Period.over(before + timedelta(days=1) if before else None, after)
             out_row = RollForwardRow(kind=kind, label=row.label)
             for column, cell in zip(table.columns, row.cells):
@@ -245,6 +255,7 @@ class TableMapper:
                 continue
             unit = INFO_UNITS.get(field, "USD")
             row_award = (find_award(row.label) or award) if len(named) > 1 or award is None else award
+            row_award = find_award(row.group) or row_award  # a 'Stock Options' group heading over its rows
             for end, cell, period in self._year_cells(table, row):
                 info = infos.setdefault((row_award, end), AwardYearInfo(award=row_award, fiscal_year_end=end))
                 if getattr(info, field) is None:
@@ -400,8 +411,9 @@ class LeftoverMapper:
         self.mapper = mapper
 
     def map(self, table: Table, consumed: set[int]) -> None:
-        table_award = self.mapper._award(table)
         caption = f"{table.caption or ''} {table.title or ''}"
+        # a caption naming several award types ('reserved for RSUs, PSUs and options') names none for a row
+        table_award = self.mapper._award(table) if len(named_awards(caption)) < 2 else None
         context_dates = [d for d, _, _ in find_dates(caption)]
         caption_rule = table_line_item_rule(caption)
         for row in table.rows:

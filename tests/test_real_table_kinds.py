@@ -1,0 +1,160 @@
+"""Table kinds real notes print beyond the roll-forward, read by the rules backend: each test is rows copied from
+a corpus filing (named in its docstring), laid out as the filer's HTML lays them out, with the facts a reader
+(and the filer's own XBRL) takes from them."""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from extractor.backends.rules import extract
+from extractor.loaders import load_text
+from schemas.concepts import to_facts
+
+P = "ShareBasedCompensationArrangementByShareBasedPaymentAward"
+PL = "SharebasedCompensationArrangementBySharebasedPaymentAward"
+
+
+def row(label: str, *cells: str) -> str:
+    return "<tr><td>" + label + "</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+def facts_of(html: str):
+    extraction = extract(load_text(f"<html><body>{html}</body></html>"))
+    return to_facts(extraction.note), extraction
+
+
+def find(facts, concept: str, **dims: str):
+    return {(f.period.end_date, f.value) for f in facts if f.concept == concept and all(f.dims.get(k) == v for k, v in dims.items())}
+
+
+def test_percent_in_the_row_label_makes_the_cells_percentages() -> None:
+    """hubs-10k-2023: 'Risk-free interest rate (%) | 3.46-4.37' is 3.46 % to 4.37 %, not 346 % to 437 %."""
+    facts, _ = facts_of(
+        "<p>Stock Options - The fair value of employee options is estimated using the Black-Scholes option-pricing"
+        " model with the following assumptions:</p><table>"
+        + row("", "Year Ended December 31,") .replace("<td>Year", '<td colspan="2">Year')
+        + row("", "2023", "2022")
+        + row("Risk-free interest rate (%)", "3.46-4.37", "1.70-3.00")
+        + row("Volatility (%)", "52.72-55.06", "43.19-50.58")
+        + "</table>"
+    )
+    low = find(facts, f"{P}FairValueAssumptionsRiskFreeInterestRateMinimum", award="option")
+    assert low == {(date(2023, 12, 31), Decimal("0.0346")), (date(2022, 12, 31), Decimal("0.017"))}
+    assert (date(2023, 12, 31), Decimal("0.5506")) in find(facts, f"{P}FairValueAssumptionsExpectedVolatilityRateMaximum")
+
+
+def test_expense_by_income_statement_line_needs_no_caption() -> None:
+    """hubs-10k-2023: the second of 'the following two tables' has no caption of its own; its rows are
+    income-statement lines, so it is the expense by line."""
+    facts, _ = facts_of(
+        "<p>The following two tables show stock compensation expense by award type and where it is recorded:</p>"
+        "<table>" + row("", "2023", "2022") + row("Options", "$ 11,555", "$ 9,713") + row("RSUs", "391,810", "253,838")
+        + row("Total stock-based compensation", "$ 403,365", "$ 263,551") + "</table>"
+        "<table>" + row("", "2023", "2022") + '<tr><td></td><td colspan="2">(in thousands)</td></tr>'
+        + row("Research and development", "198,953", "107,517") + row("Sales and marketing", "140,362", "107,640")
+        + row("General and administrative", "64,050", "48,394")
+        + row("Total stock-based compensation", "$ 403,365", "$ 263,551") + "</table>"
+    )
+    by_line = find(facts, "AllocatedShareBasedCompensationExpense", line_item="research and development")
+    assert by_line == {(date(2023, 12, 31), Decimal(198953000)), (date(2022, 12, 31), Decimal(107517000))}
+    assert not [f for f in facts if f.concept.startswith("ext:")]
+
+
+def test_options_by_exercise_price_range() -> None:
+    """goog-10k-2013: options outstanding and exercisable by range of exercise prices, as of the year end."""
+    facts, _ = facts_of(
+        "<p>The following table summarizes additional information regarding outstanding, and vested and exercisable"
+        " stock options as of December 31, 2013:</p><table>"
+        + row("", "Options Outstanding", "Options Outstanding", "Options Outstanding", "Options Exercisable", "Options Exercisable")
+        + row("Range of Exercise Prices", "Number of Shares", "Weighted- Average Remaining Life (in years)",
+              "Weighted- Average Exercise Price", "Number of Shares", "Weighted- Average Exercise Price")
+        + row("$3.75–$92.23", "22,905", "2.2", "$ 68.89", "22,905", "$ 68.89")
+        + row("$300.97–$399.00", "2,098,774", "3.5", "$ 309.82", "2,066,572", "$ 309.83")
+        + "</table>"
+    )
+    end = date(2013, 12, 31)
+    assert find(facts, f"{P}OptionsOutstandingNumber", award="option", price_range="300.97-399.00") == {(end, Decimal(2098774))}
+    assert find(facts, f"{P}OptionsExercisableWeightedAverageExercisePrice", price_range="300.97-399.00") == {(end, Decimal("309.83"))}
+    assert find(facts, f"{PL}OptionsOutstandingWeightedAverageRemainingContractualTerm2", price_range="3.75-92.23") == {(end, Decimal("2.2"))}
+    lower = "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeLowerRangeLimit"
+    assert find(facts, lower, price_range="3.75-92.23") == {(end, Decimal("3.75"))}
+
+
+def test_years_as_rows_and_columns_named_for_the_espp() -> None:
+    """hubs-10k-2023: the ESPP table prints years as rows; each column names what its numbers are."""
+    facts, _ = facts_of(
+        "<p>The following table summarizes the activity related to ESPP:</p><table>"
+        + row("", "Shares Issued (in thousands)", "Weighted- Average Purchase Price", "Total Cash Proceeds (in thousands)")
+        + row("2023", "127", "$ 319.70", "$ 40,479") + row("2022", "121", "$ 272.72", "$ 33,046")
+        + "</table>"
+    )
+    assert find(facts, "StockIssuedDuringPeriodSharesEmployeeStockPurchasePlans") == {
+        (date(2023, 12, 31), Decimal(127000)), (date(2022, 12, 31), Decimal(121000))}
+    assert (date(2022, 12, 31), Decimal("272.72")) in find(
+        facts, f"{P}PerShareWeightedAveragePriceOfSharesPurchased")
+    assert (date(2022, 12, 31), Decimal(33046000)) in find(facts, "ProceedsFromStockPlans")
+
+
+def test_shares_reserved_named_by_the_caption_at_the_dates_over_the_columns() -> None:
+    """hubs-10k-2023: '500 million shares' in the caption is no scale note; '(in thousands)' is. The columns are
+    balance dates, the caption says what every row is."""
+    facts, _ = facts_of(
+        "<p>Common Stock Reserved - As of December 31, 2023 and 2022, the Company has authorized 500 million shares of"
+        " common stock. The number of shares of common stock reserved for the vesting of RSUs, PSUs, and exercise of"
+        " common stock options are as follows (in thousands):</p><table>"
+        + row("", "December 31, 2023", "December 31, 2022") + row("RSUs", "1,902", "1,580")
+        + row("Common stock options", "470", "462") + row("", "2,372", "2,042") + "</table>"
+    )
+    reserved = "CommonStockCapitalSharesReservedForFutureIssuance"
+    assert find(facts, reserved, award="rsu") == {(date(2023, 12, 31), Decimal(1902000)), (date(2022, 12, 31), Decimal(1580000))}
+    assert [f.period.instant for f in facts if f.concept == reserved and f.value == Decimal(2042000)] == [date(2022, 12, 31)]
+
+
+def test_a_roll_forward_with_a_column_group_per_year() -> None:
+    """aame-10k-2013: '2013 | Shares, Price' beside '2012 | Shares, Price': each year is its own roll-forward."""
+    facts, _ = facts_of(
+        "<p>A summary of the status of the Company's stock options at December 31, 2013 and 2012 is as follows:</p>"
+        "<table>" + row("", "2013", "2013", "2012", "2012")
+        + row("Options", "Shares", "Weighted Average Exercise Price", "Shares", "Weighted Average Exercise Price")
+        + row("Options outstanding, beginning of year", "77,000", "$ 1.59", "231,000", "$ 1.68")
+        + row("Options exercised", "(62,500)", "1.59", "(150,000)", "1.73")
+        + row("Options canceled or expired", "(14,500)", "1.59", "(4,000)", "1.59")
+        + row("Options outstanding, end of year", "-", "-", "77,000", "1.59")
+        + row("Options available for future grant", "1,800,000", "", "2,000,000", "")
+        + "</table>"
+    )
+    outstanding = find(facts, f"{P}OptionsOutstandingNumber", award="option")
+    assert outstanding == {(date(2012, 12, 31), Decimal(77000)), (date(2011, 12, 31), Decimal(231000))}
+    assert find(facts, f"{P}OptionsExercisesInPeriod") == {
+        (date(2013, 12, 31), Decimal(62500)), (date(2012, 12, 31), Decimal(150000))}
+    assert (date(2013, 12, 31), Decimal(1800000)) in find(facts, f"{P}NumberOfSharesAvailableForGrant")
+
+
+BOEING_LIKE = (  # ba-10k-2024: the note states no scale; 'Dollars in millions' is printed once, above all the notes
+    "<p>Stock option activity for the year ended December 31, 2024 was as follows:</p><table>"
+    + row("", "Shares", "Weighted Average Exercise Price Per Option")
+    + row("Outstanding at beginning of year", "792,662", "$ 252.35") + row("Granted", "124,374", "200.83")
+    + row("Outstanding at end of year", "903,999", "$ 245.76") + "</table>"
+    "<p>Share-based plans expense is primarily included in General and administrative expense as follows:</p><table>"
+    + row("Years ended December 31,", "2024", "2023") + row("Restricted stock units and other awards", "$ 409", "$ 697")
+    + "</table>"
+)
+
+
+def test_dollars_of_a_note_that_states_no_scale_take_the_only_plausible_one() -> None:
+    """$409 of expense next to 903,999 options at $245.76 ($222 million): the dollars are in millions."""
+    facts, extraction = facts_of(BOEING_LIKE)
+    assert find(facts, "AllocatedShareBasedCompensationExpense") >= {(date(2024, 12, 31), Decimal(409000000))}
+    assert any("read in millions" in w for w in extraction.warnings)
+    assert find(facts, f"{P}OptionsOutstandingWeightedAverageExercisePrice") >= {(date(2024, 12, 31), Decimal("245.76"))}
+
+
+def test_a_stated_scale_or_plausible_dollars_are_left_as_printed() -> None:
+    stated = BOEING_LIKE.replace("as follows:", "as follows (in thousands):")
+    facts, extraction = facts_of(stated)
+    assert find(facts, "AllocatedShareBasedCompensationExpense") >= {(date(2024, 12, 31), Decimal(409000))}
+    small = BOEING_LIKE.replace("$ 409", "$ 40,900,000")
+    facts, extraction = facts_of(small)
+    assert (date(2024, 12, 31), Decimal(40900000)) in find(facts, "AllocatedShareBasedCompensationExpense")
+    assert not any("read in" in w for w in extraction.warnings)
