@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel
 
-from extractor.numbers import apply_scale
+from extractor.numbers import apply_scale, scale_word_after
 from schemas.stock_compensation import StockCompensationNote
 from schemas.values import Amount
 
@@ -53,15 +53,10 @@ def apply_usd_scale(note: StockCompensationNote, exponent: int, text: str) -> No
     if not exponent:
         return
     for amount in _amounts(note):
-        if amount.unit == "USD" and amount.scale == 0 and not _scale_word_after(amount, text):
+        printed_scale = amount.source is not None and scale_word_after(text, amount.source.end)
+        if amount.unit == "USD" and amount.scale == 0 and not printed_scale:
             amount.value = apply_scale(amount.value, exponent)
             amount.scale = exponent
-
-
-def _scale_word_after(amount: Amount, text: str) -> bool:
-    if amount.source is None or amount.source.end is None:
-        return False
-    return bool(re.match(r"\s*(?:thousand|million|billion)", text[amount.source.end : amount.source.end + 12], re.I))
 
 
 def _amounts(model: BaseModel) -> Iterator[Amount]:

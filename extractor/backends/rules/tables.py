@@ -6,7 +6,6 @@ import calendar
 import re
 from dataclasses import replace
 from datetime import date, timedelta
-from decimal import Decimal
 
 from extractor.backends.rules.amounts import amount
 from extractor.backends.rules.lexicon import (
@@ -27,7 +26,9 @@ from extractor.backends.rules.lexicon import (
 from extractor.numbers import scale_exponent
 from extractor.periods import FiscalCalendar, balance_date, find_dates, months_before
 from extractor.tables.assemble import is_year_cell
-from extractor.tables.model import Cell, Column, PrintedNumber, Row, Table
+from extractor.tables.model import Cell, Column, Row, Table
+from extractor.tables.tokens import classify_chunk
+from schemas.concepts import P, PL
 from schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
@@ -89,31 +90,16 @@ PRICE_RANGE_LIMITS = (
     "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeLowerRangeLimit",
     "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeUpperRangeLimit",
 )
-_P, _PL = "ShareBasedCompensationArrangementByShareBasedPaymentAward", "SharebasedCompensationArrangementBySharebasedPaymentAward"
 PRICE_RANGE_CONCEPTS = {
-    ("outstanding", "count"): f"{_P}OptionsOutstandingNumber",
-    ("outstanding", "price"): f"{_P}OptionsOutstandingWeightedAverageExercisePrice",
-    ("outstanding", "term"): f"{_PL}OptionsOutstandingWeightedAverageRemainingContractualTerm2",
-    ("outstanding", "intrinsic"): f"{_P}OptionsOutstandingIntrinsicValue",
-    ("exercisable", "count"): f"{_P}OptionsExercisableNumber",
-    ("exercisable", "price"): f"{_P}OptionsExercisableWeightedAverageExercisePrice",
-    ("exercisable", "term"): f"{_PL}OptionsExercisableWeightedAverageRemainingContractualTerm1",
-    ("exercisable", "intrinsic"): f"{_PL}OptionsExercisableIntrinsicValue1",
+    ("outstanding", "count"): f"{P}OptionsOutstandingNumber",
+    ("outstanding", "price"): f"{P}OptionsOutstandingWeightedAverageExercisePrice",
+    ("outstanding", "term"): f"{PL}OptionsOutstandingWeightedAverageRemainingContractualTerm2",
+    ("outstanding", "intrinsic"): f"{P}OptionsOutstandingIntrinsicValue",
+    ("exercisable", "count"): f"{P}OptionsExercisableNumber",
+    ("exercisable", "price"): f"{P}OptionsExercisableWeightedAverageExercisePrice",
+    ("exercisable", "term"): f"{PL}OptionsExercisableWeightedAverageRemainingContractualTerm1",
+    ("exercisable", "intrinsic"): f"{PL}OptionsExercisableIntrinsicValue1",
 }
-
-
-def _limit_numbers(row: Row) -> list[PrintedNumber]:
-    """The two prices of a range label, with their spans in the document text."""
-    found = []
-    for match in re.finditer(r"\d[\d,]*(?:\.\d+)?", row.label):
-        text = match.group()
-        digits = text.replace(",", "")
-        found.append(PrintedNumber(
-            magnitude=Decimal(digits), negative=False, percent=False, currency=True,
-            decimals=len(digits.partition(".")[2]), start=row.label_start + match.start(),
-            end=row.label_start + match.end(), text=text,
-        ))
-    return found[:2]
 
 
 def _rates_in_percent(row: Row) -> bool:
@@ -360,7 +346,8 @@ class TableMapper:
             price_range = None
             if match:  # the total row is all ranges together: no range of its own
                 price_range = f"{match.group(1).replace(',', '')}-{match.group(2).replace(',', '')}"
-                for concept, number in zip(PRICE_RANGE_LIMITS, _limit_numbers(row)):
+                limits = classify_chunk(row.label, row.label_start).numbers  # the two prices, with their spans
+                for concept, number in zip(PRICE_RANGE_LIMITS, limits):
                     self._line(concept, row, award, price_range, amount(number, "USD/share", instant))
             for column, cell, basis in zip(table.columns, row.cells, bases):
                 concept = PRICE_RANGE_CONCEPTS.get((basis, column.kind or ""))
@@ -449,7 +436,6 @@ class LeftoverMapper:
 
     def _period(self, rule, table: Table, row: Row, column: Column, context_dates: list[date]) -> Period:
         instant = rule is not None and rule.period == "instant"
-        calendar = self.mapper.calendar
         if column.year or column.end:
             if column.end is not None and column.months is None and (instant or rule is None):
                 return Period.at(column.end)  # a bare date over the column ('December 31, 2023') is a balance date
@@ -463,4 +449,4 @@ class LeftoverMapper:
         end = self.mapper.fiscal_end
         if instant or row_kind(row.label) in ("balance", "exercisable", "vested_and_expected_to_vest"):
             return Period.at(end)
-        return calendar.period_ending(end)
+        return self.mapper.calendar.period_ending(end)
