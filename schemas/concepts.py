@@ -112,6 +112,8 @@ YEAR_INFO: dict[str, tuple[str, str]] = {
 # ValuationAssumptions field -> (concept, bound)
 ASSUMPTIONS: dict[str, tuple[str, str | None]] = {
     "dividend_yield": (f"{P}FairValueAssumptionsExpectedDividendRate", None),
+    "dividend_yield_min": (f"{P}FairValueAssumptionsExpectedDividendRate", "min"),
+    "dividend_yield_max": (f"{P}FairValueAssumptionsExpectedDividendRate", "max"),
     "volatility": (f"{P}FairValueAssumptionsExpectedVolatilityRate", None),
     "volatility_min": (f"{P}FairValueAssumptionsExpectedVolatilityRateMinimum", None),
     "volatility_max": (f"{P}FairValueAssumptionsExpectedVolatilityRateMaximum", None),
@@ -134,6 +136,7 @@ PLAN: dict[str, str] = {
 REPURCHASE_YEAR: dict[str, str] = {
     "shares_repurchased": "StockRepurchasedDuringPeriodShares",
     "average_cost_per_share": "TreasuryStockAcquiredAverageCostPerShare",
+    "amount_paid": "PaymentsForRepurchaseOfCommonStock",
     "remaining_authorization": "StockRepurchaseProgramRemainingAuthorizedRepurchaseAmount1",
 }
 REPURCHASES: dict[str, str] = {
@@ -375,7 +378,7 @@ _GROUP_OF: dict[str, str] = {
     ), "expense"),
     **dict.fromkeys((
         *REPURCHASES.values(), *REPURCHASE_YEAR.values(), *PREFERRED.values(),
-        "TreasuryStockSharesAcquired", "PaymentsForRepurchaseOfCommonStock",
+        "TreasuryStockSharesAcquired",
     ), "repurchase"),
     **dict.fromkeys((
         *PLAN.values(), "StockIssuedDuringPeriodSharesEmployeeStockPurchasePlans",

@@ -79,6 +79,8 @@ class ValuationAssumptions(BaseModel):
     fiscal_year_end: date
     model: str | None = Field(default=None, description="Valuation model: binomial, lattice-based, Black-Scholes, Monte-Carlo.")
     dividend_yield: Amount | None = None
+    dividend_yield_min: Amount | None = None
+    dividend_yield_max: Amount | None = None
     volatility: Amount | None = None
     volatility_min: Amount | None = None
     volatility_max: Amount | None = None
@@ -130,6 +132,7 @@ class ShareRepurchaseYear(BaseModel):
     fiscal_year_end: date
     shares_repurchased: Amount | None = None
     average_cost_per_share: Amount | None = None
+    amount_paid: Amount | None = None
     remaining_authorization: Amount | None = None
 
 

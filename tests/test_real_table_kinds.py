@@ -158,3 +158,51 @@ def test_a_stated_scale_or_plausible_dollars_are_left_as_printed() -> None:
     facts, extraction = facts_of(small)
     assert (date(2024, 12, 31), Decimal(40900000)) in find(facts, "AllocatedShareBasedCompensationExpense")
     assert not any("read in" in w for w in extraction.warnings)
+
+
+def test_one_roll_forward_over_rsus_and_psus_together_is_classed_performance() -> None:
+    """hubs-10k-2023: 'the activity related to RSUs and PSUs' is one table over both; the filer's member
+    (RestrictedStockUnitsAndPerformanceRestrictedStockUnitsMember) is classed by its most specific award."""
+    facts, _ = facts_of(
+        "<p>The following table summarizes the activity related to RSUs and PSUs for the year ended December 31,"
+        " 2023:</p><table>" + row("", "Shares (in thousands)", "Weighted- Average Grant Date Fair Value Per Share")
+        + row("Unvested and outstanding at January 1, 2023", "1,580", "$ 378.12") + row("Granted", "1,666", "410.65")
+        + row("Vested", "(1,063)", "360.31") + row("Forfeited", "(223)", "389.82")
+        + row("Unvested and outstanding at December 31, 2023", "1,960", "$ 414.11") + "</table>"
+    )
+    granted = find(facts, f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod", award="psu")
+    assert granted == {(date(2023, 12, 31), Decimal(1666000))}
+    assert not find(facts, f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod", award="rsu")
+
+
+def test_a_cumulative_repurchase_table_with_a_row_per_year() -> None:
+    """sam-10k-2013: balances 'Repurchased at <date>' between '2012 repurchases' rows; 'Aggregate Purchase
+    Price (in thousands)' is dollars, not a price per share, and each year row is that fiscal year's flow."""
+    facts, _ = facts_of(
+        "<p>For the fiscal year ended December 28, 2013, the Company has repurchased a cumulative total of"
+        " approximately 10.9 million shares as follows:</p><table>"
+        + row("", "Number of Shares", "Aggregate Purchase Price (in thousands)")
+        + row("Repurchased at December 31, 2011", "10,531,539", "$ 251,896")
+        + row("2012 repurchases", "165,192", "18,047")
+        + row("Repurchased at December 29, 2012", "10,696,731", "$ 269,943")
+        + row("2013 repurchases", "195,728", "29,585")
+        + row("Repurchased at December 28, 2013", "10,892,459", "$ 299,528") + "</table>"
+    )
+    assert find(facts, "StockRepurchasedDuringPeriodShares") == {
+        (date(2012, 12, 29), Decimal(165192)), (date(2013, 12, 28), Decimal(195728))}
+    assert (date(2013, 12, 28), Decimal(29585000)) in find(facts, "PaymentsForRepurchaseOfCommonStock")
+    cumulative = {(f.period.instant, f.value) for f in facts if f.concept.startswith("ext:")}
+    assert (date(2012, 12, 29), Decimal(10696731)) in cumulative  # the balances are kept, at their dates
+
+
+def test_a_dividend_yield_range_gives_both_ends() -> None:
+    """unh-10k-2024: 'Expected dividend yield | 1.4-1.5%' has no Minimum/Maximum element: two facts with bounds."""
+    facts, _ = facts_of(
+        "<p>The principal assumptions the Company used in calculating grant-date fair value for stock options"
+        " were as follows:</p><table>" + row("", "2024", "2023")
+        + row("Risk-free interest rate", "3.6 - 4.4%", "3.8 - 4.6%") + row("Expected dividend yield", "1.4 - 1.5%", "1.3 - 1.5%")
+        + "</table>"
+    )
+    dividend = f"{P}FairValueAssumptionsExpectedDividendRate"
+    assert find(facts, dividend, bound="max") == {(date(2024, 12, 31), Decimal("0.015")), (date(2023, 12, 31), Decimal("0.015"))}
+    assert (date(2024, 12, 31), Decimal("0.014")) in find(facts, dividend, bound="min")

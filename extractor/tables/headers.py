@@ -19,6 +19,7 @@ MEASURES: list[tuple[str, re.Pattern[str]]] = [
     ("intrinsic", re.compile(r"intrinsic value|^(?:aggregate )?value$", re.I)),
     ("term", re.compile(r"(?<!long-)(?<!long )\b(?:contractual )?(?:term|life)\b|^\(?(?:in )?years\)?$", re.I)),
     ("fair_value", re.compile(r"fair value", re.I)),
+    ("cost", re.compile(r"^(?:aggregate|total) (?:purchase )?(?:price|cost)\b", re.I)),  # 'Aggregate Purchase Price'
     ("price", re.compile(r"(?:exercise|grant|purchase|strike) price|price per share|^(?:weighted[- ]average )?price$", re.I)),
     ("cost", re.compile(r"unrecognized|compensation cost|costs?$", re.I)),
     ("min", re.compile(r"^minimum\b|^low\b", re.I)),

@@ -84,6 +84,30 @@ def named_awards(text: str | None) -> set[str]:
     return found
 
 
+UNIT_AWARDS = frozenset({"rsu", "psu", "msu", "dsu", "restricted_stock"})
+_JOINED = re.compile(r"^(?:s|'s)?\s*(?:,|and|&|/|or)\s*(?:the\s+)?$", re.I)
+
+
+def joined_award(text: str | None) -> str | None:
+    """The award class of one table over unit awards named together ('RSUs and PSUs', 'restricted stock
+    units/performance share units'): the most specific of them, as a combined taxonomy member
+    ('RestrictedStockUnitsAndPerformanceRestrictedStockUnitsMember') is classed."""
+    spans: list[tuple[int, int, str]] = []
+    rest = text or ""
+    for award, pattern in AWARD_PATTERNS:
+        for m in pattern.finditer(rest):
+            spans.append((m.start(), m.end(), award))
+        rest = pattern.sub(lambda m: " " * len(m.group()), rest)
+    spans.sort()
+    joined = {
+        award
+        for (_, end, first), (start, _, second) in zip(spans, spans[1:])
+        if first != second and {first, second} <= UNIT_AWARDS and _JOINED.match(rest[end:start])
+        for award in (first, second)
+    }
+    return next((award for award, _ in AWARD_PATTERNS if award in joined), None)
+
+
 def row_kind(label: str) -> str | None:
     for kind, pattern in ROW_KINDS:
         if pattern.search(label):

@@ -17,6 +17,7 @@ from extractor.backends.rules.lexicon import (
     YEAR_INFO_ROWS,
     find_award,
     first_award,
+    joined_award,
     line_item_rule,
     table_line_item_rule,
     match_first,
@@ -44,6 +45,8 @@ from schemas.stock_compensation import (
 )
 from schemas.values import OPTION_LIKE, Period
 
+# a row that is one fiscal year's repurchases: '2011 repurchases', 'Repurchases in fiscal 2012'
+_YEAR_FLOW_ROW = re.compile(r"^(?:fiscal\s+)?((?:19|20)\d\d)\s+(?:share\s+)?(?:re)?purchases\b|^(?:share\s+)?repurchases (?:in|during) (?:fiscal\s+)?((?:19|20)\d\d)$", re.I)
 COLUMN_UNITS = {
     "count": "shares",
     "price": "USD/share",
@@ -137,6 +140,10 @@ class TableMapper:
             return self._rollforward(table)
         if sum(1 for row in table.rows if _PRICE_RANGE.match(row.label.strip())) >= 2 and kinds & {"count", "price"}:
             return self._price_ranges(table)
+        if not table.year_columns and any(_YEAR_FLOW_ROW.search(r.label) for r in table.rows) and (
+            "repurchase" in f"{table.caption or ''} {' '.join(r.label for r in table.rows)}".lower()
+        ):
+            return self._repurchase_rows(table)
         if table.year_columns:
             lowered = f"{table.title or ''} {table.caption or ''}".lower()
             labels = " ".join(r.label for r in table.rows).lower()
@@ -229,7 +236,7 @@ class TableMapper:
         return True
 
     def _award(self, table: Table) -> str | None:
-        return find_award(table.title) or first_award(table.caption)
+        return find_award(table.title) or joined_award(table.caption) or first_award(table.caption)
 
     def _information(self, table: Table) -> bool:
         award = self._award(table)
@@ -270,7 +277,7 @@ class TableMapper:
                     ),
                 )
                 unit = "years" if field == "expected_term" else "pure"
-                if cell.is_range and field in ("volatility", "risk_free_rate", "expected_term"):
+                if cell.is_range and field in ("volatility", "risk_free_rate", "expected_term", "dividend_yield"):
                     setattr(target, f"{field}_min", amount(cell.numbers[0], unit, period))
                     setattr(target, f"{field}_max", amount(cell.numbers[1], unit, period))
                 else:
@@ -293,6 +300,27 @@ class TableMapper:
         repurchases.years.extend(years.values())
         self.note.share_repurchases = repurchases
         return bool(years)
+
+    def _repurchase_rows(self, table: Table) -> bool:
+        """A cumulative repurchase table: 'Repurchased at December 25, 2010' balances between '2011
+        repurchases' rows, measures as columns. The year rows are the flows; the balances stay line items."""
+        repurchases = self.note.share_repurchases or ShareRepurchases()
+        fields = {"count": ("shares_repurchased", "shares"), "price": ("average_cost_per_share", "USD/share"),
+                  "cost": ("amount_paid", "USD")}
+        for row in table.rows:
+            match = _YEAR_FLOW_ROW.search(row.label)
+            if match is None or balance_date(row.label):
+                continue
+            period = self.calendar.period(int(match[1] or match[2]))
+            year = ShareRepurchaseYear(fiscal_year_end=period.end_date)
+            for column, cell in zip(table.columns, row.cells):
+                if column.kind in fields and not cell.empty:
+                    name, unit = fields[column.kind]
+                    scale = table.scale if column.scale is None else column.scale
+                    setattr(year, name, amount(cell.numbers[0], unit, period, scale))
+            repurchases.years.append(year)
+        self.note.share_repurchases = repurchases
+        return bool(repurchases.years)
 
     def _expense(self, table: Table) -> bool:
         found = False
