@@ -201,7 +201,9 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
                 amount = getattr(row, measure)
                 concept = rollforward_concept(table.award, table.basis, row.kind, measure)
                 if amount is not None and concept:
-                    yield f"award_activity[{i}].rows[{j}].{measure}", _fact(concept, amount, award=table.award)
+                    yield f"award_activity[{i}].rows[{j}].{measure}", _fact(
+                        concept, amount, award=table.award, plan=table.plan
+                    )
     for i, info in enumerate(note.award_years):
         for name, (option_concept, other_concept) in YEAR_INFO.items():
             amount = getattr(info, name)
@@ -243,7 +245,7 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
     for i, item in enumerate(note.line_items):
         yield f"line_items[{i}].amount", _fact(
             item.concept, item.amount, award=item.award, line_item=item.line_item, bound=item.bound,
-            price_range=item.price_range,
+            price_range=item.price_range, plan=item.plan,
         )
 
 
@@ -293,7 +295,7 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
     concept maps nowhere in the schema (foreign ext: names) are returned unplaced by the caller.
     """
     note = StockCompensationNote()
-    rollforwards: dict[tuple[str, str], AwardRollForward] = {}
+    rollforwards: dict[tuple[str, str, str | None], AwardRollForward] = {}
     year_infos: dict[tuple, AwardYearInfo] = {}
     assumptions: dict[tuple, ValuationAssumptions] = {}
     reverse_rows = {
@@ -301,14 +303,14 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
         for award_class, table in (("option", OPTION_ROWS), ("other", OTHER_ROWS))
         for key, c in table.items()
     }
-    balance_dates: dict[tuple[str, str], list[date]] = {}
+    balance_dates: dict[tuple[str, str, str | None], list[date]] = {}
     for fact in facts:
         award = fact.dims.get("award")
         end = fact.period.end_date
         award_class = "option" if award in OPTION_LIKE else "other"
         key = reverse_rows.get((fact.concept, award_class))
         if key and award and fact.period.instant:
-            balance_dates.setdefault((award, key[0]), []).append(end)
+            balance_dates.setdefault((award, key[0], fact.dims.get("plan")), []).append(end)
     for fact in facts:
         amount = Amount(value=fact.value, unit=fact.unit, period=fact.period, source=fact.source)
         award = fact.dims.get("award")
@@ -316,7 +318,12 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
         award_class = "option" if award in OPTION_LIKE else "other"
         row_key = reverse_rows.get((fact.concept, award_class))
         year_field = next((n for n, pair in YEAR_INFO.items() if fact.concept in pair), None)
-        if fact.concept == EXPENSE:
+        plan = fact.dims.get("plan")
+        if plan and not (row_key and award):  # a number of one plan's column that is no roll-forward row
+            note.line_items.append(LineItem(
+                concept=fact.concept, award=award, bound=fact.dims.get("bound"), plan=plan, amount=amount,
+            ))
+        elif fact.concept == EXPENSE:
             note.expense.append(ExpenseItem(line_item=fact.dims.get("line_item"), award=award, amount=amount))
         elif fact.concept in (UNRECOGNIZED, UNRECOGNIZED_PERIOD):
             year = date.fromisoformat(fact.dims["year"]) if "year" in fact.dims else None
@@ -349,8 +356,10 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
         elif row_key and award and not (year_field and fact.period.instant is None and row_key[1] == "granted"):
             basis, kind, measure = row_key
             if fact.period.instant and kind in ("beginning", "ending"):
-                kind = "beginning" if end == min(balance_dates[(award, basis)]) else "ending"
-            table = rollforwards.setdefault((award, basis), AwardRollForward(award=award, basis=basis))
+                kind = "beginning" if end == min(balance_dates[(award, basis, plan)]) else "ending"
+            table = rollforwards.setdefault(
+                (award, basis, plan), AwardRollForward(award=award, basis=basis, plan=plan)
+            )
             table.rows.append(RollForwardRow(kind=kind, **{measure: amount}))
         elif year_field:
             target = year_infos.setdefault((award, end), AwardYearInfo(award=award, fiscal_year_end=end))

@@ -54,6 +54,7 @@ class AwardRollForward(BaseModel):
         "tables of unvested awards (RSU/PSU/MSU activity, nonvested option tables)."
     )
     title: str | None = None
+    plan: str | None = Field(default=None, description="The plan or program a column of a table by plan stands for.")
     rows: list[RollForwardRow] = Field(default_factory=list)
 
 
@@ -162,6 +163,7 @@ class LineItem(BaseModel):
     price_range: str | None = Field(
         default=None, description="The exercise-price range a row of options stands for ('3.75-92.23')."
     )
+    plan: str | None = Field(default=None, description="The plan or program a column of a table by plan stands for.")
     amount: Amount
 
 

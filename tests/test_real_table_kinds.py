@@ -206,3 +206,24 @@ def test_a_dividend_yield_range_gives_both_ends() -> None:
     dividend = f"{P}FairValueAssumptionsExpectedDividendRate"
     assert find(facts, dividend, bound="max") == {(date(2024, 12, 31), Decimal("0.015")), (date(2023, 12, 31), Decimal("0.015"))}
     assert (date(2024, 12, 31), Decimal("0.014")) in find(facts, dividend, bound="min")
+
+
+def test_unit_counts_by_plan_are_one_roll_forward_per_plan_column() -> None:
+    """ba-10k-2023: 'Number of units' over three program columns: each column is its own RSU roll-forward
+    (dims.plan keeps them apart), and the rows under it (unrecognized cost) stay with their plan."""
+    facts, _ = facts_of(
+        "<p>RSU activity for the year ended December 31, 2023 was as follows:</p><table>"
+        + row("", "Executive Long-Term Incentive Program", "Employee Long-Term Incentive Program", "Other")
+        + row("Number of units:") + row("Outstanding at beginning of year", "6,117,900", "4,373,807", "958,694")
+        + row("Granted", "411,134", "", "142,711") + row("Forfeited", "(229,226)", "(106,087)", "(32,253)")
+        + row("Distributed", "(950,318)", "(4,242,199)", "(303,642)")
+        + row("Outstanding at end of year", "5,349,490", "25,521", "765,510")
+        + row("Unrecognized compensation cost (in millions)", "$ 366", "", "$ 55") + "</table>"
+    )
+    nonvested = f"{P}EquityInstrumentsOtherThanOptionsNonvestedNumber"
+    assert find(facts, nonvested, award="rsu", plan="Other") == {
+        (date(2022, 12, 31), Decimal(958694)), (date(2023, 12, 31), Decimal(765510))}
+    assert find(facts, f"{P}EquityInstrumentsOtherThanOptionsVestedInPeriod", plan="Employee Long-Term Incentive Program") == {
+        (date(2023, 12, 31), Decimal(4242199))}
+    unrecognized = "EmployeeServiceShareBasedCompensationNonvestedAwardsTotalCompensationCostNotYetRecognized"
+    assert find(facts, unrecognized, plan="Other") == {(date(2023, 12, 31), Decimal(55000000))}

@@ -85,6 +85,23 @@ def _column_groups(table: Table) -> list[tuple[str | None, int | None, Table]]:
     return groups
 
 
+def _plan_columns(table: Table) -> bool:
+    """Two or more columns that name neither a measure, a period nor an award: plans or programs side by side
+    ('Executive Long-Term Incentive Program | Employee Long-Term Incentive Program | Other')."""
+    return len(table.columns) >= 2 and all(
+        c.kind is None and not (c.year or c.end or c.award) and re.search(r"[A-Za-z]{3}", c.header)
+        for c in table.columns
+    )
+
+
+def _count_rollforward_rows(table: Table) -> bool:
+    """Balance and movement rows of unit counts: a group row or the caption says they are numbers of units."""
+    kinds = [row_kind(row.label) for row in table.rows if row.values]
+    said = " ".join([table.caption or "", *table.header_lines, *(row.group or "" for row in table.rows)])
+    return "balance" in kinds and any(k not in (None, "balance") for k in kinds) and bool(
+        re.search(r"\bnumber of (?:units|shares|awards)\b", said, re.I))
+
+
 EXPENSE_CONCEPT = "AllocatedShareBasedCompensationExpense"
 _BEGINNING = re.compile(r"\bbeginning\b|\bopening\b", re.I)
 _PRICE_RANGE = re.compile(
@@ -138,6 +155,8 @@ class TableMapper:
         context = (table.title or "") + " " + " ".join(table.header_lines)
         if "count" in kinds and kinds & {"price", "fair_value"} and any(row_kind(r.label) == "balance" for r in table.rows):
             return self._rollforward(table)
+        if _plan_columns(table) and _count_rollforward_rows(table):
+            return self._plan_rollforwards(table)
         if sum(1 for row in table.rows if _PRICE_RANGE.match(row.label.strip())) >= 2 and kinds & {"count", "price"}:
             return self._price_ranges(table)
         if not table.year_columns and any(_YEAR_FLOW_ROW.search(r.label) for r in table.rows) and (
@@ -196,7 +215,18 @@ class TableMapper:
         # side by side, 'RSUs | Shares, Fair Value' next to 'PSUs | Shares, Fair Value', maps as one table per award
         return all([self._rollforward_one(part, award, year) for award, year, part in _column_groups(table)])
 
-    def _rollforward_one(self, table: Table, column_award: str | None, year: int | None = None) -> bool:
+    def _plan_rollforwards(self, table: Table) -> bool:
+        """Unit counts by plan: 'Number of units' over 'Executive LTIP | Employee LTIP | Other' columns, one
+        roll-forward per plan column."""
+        for i, column in enumerate(table.columns):
+            rows = [replace(row, cells=row.cells[i:i + 1]) for row in table.rows]
+            part = replace(table, columns=[replace(column, kind="count")], rows=rows)
+            self._rollforward_one(part, column.award, plan=column.header)
+        return True
+
+    def _rollforward_one(
+        self, table: Table, column_award: str | None, year: int | None = None, plan: str | None = None
+    ) -> bool:
         award = column_award or self._award(table) or "option"
         context = f"{table.title or ''} {table.caption or ''}".lower()
         if award in OPTION_LIKE:
@@ -209,7 +239,7 @@ class TableMapper:
             if kind and row.values:
                 rows.append((row, kind, balance_date(row.label)))
         balances = [(i, d) for i, (_, kind, d) in enumerate(rows) if kind == "balance"]
-        out = AwardRollForward(award=award, basis=basis, title=table.title or table.caption)
+        out = AwardRollForward(award=award, basis=basis, title=table.title or table.caption, plan=plan)
         year_end = self.calendar.year_end(year) if year else self.fiscal_end  # the column group's year, if any
         ending = max((d for _, d in balances if d), default=year_end)
         for index, (row, kind, day) in enumerate(rows):
@@ -431,6 +461,7 @@ class LeftoverMapper:
         table_award = self.mapper._award(table) if len(named_awards(caption)) < 2 else None
         context_dates = [d for d, _, _ in find_dates(caption)]
         caption_rule = table_line_item_rule(caption)
+        by_plan = _plan_columns(table)
         for row in table.rows:
             for column, cell in zip(table.columns, row.cells):
                 if cell.empty or cell.numbers[0].start in consumed or is_year_cell(cell):
@@ -440,12 +471,13 @@ class LeftoverMapper:
                 unit = self._unit(rule, column, cell)
                 period = self._period(rule, table, row, column, context_dates)
                 award = find_award(row.label) or column.award or find_award(row.group) or table_award
+                plan = column.header if by_plan else None
                 concept = rule.concept if rule else f"ext:{_camel(subject)}{_MEASURE_WORDS.get(column.kind or '', '')}"
                 scale = column.scale if column.scale is not None else self.mapper._row_scale(row, table)
                 bounds = ("min", "max") if cell.is_range else (None,)
                 for number, bound in zip(cell.numbers, bounds):
                     self.mapper.note.line_items.append(LineItem(
-                        concept=concept, label=subject, award=award, bound=bound,
+                        concept=concept, label=subject, award=award, bound=bound, plan=plan,
                         amount=amount(number, unit, period, scale),
                     ))
 
