@@ -227,3 +227,32 @@ def test_unit_counts_by_plan_are_one_roll_forward_per_plan_column() -> None:
         (date(2023, 12, 31), Decimal(4242199))}
     unrecognized = "EmployeeServiceShareBasedCompensationNonvestedAwardsTotalCompensationCostNotYetRecognized"
     assert find(facts, unrecognized, plan="Other") == {(date(2023, 12, 31), Decimal(55000000))}
+
+
+def test_a_table_whose_first_column_holds_numbers_has_no_row_labels() -> None:
+    """aaoi-10k-2013: '2013 | Shares, Weighted average fair value' per year and one row of numbers with no
+    label; the caption says they are options granted, and '(shares in thousands)' scales the counts."""
+    facts, _ = facts_of(
+        "<p>The number and weighted average fair value of options granted in 2013 and 2012 is as follows:</p><table>"
+        + '<tr><td colspan="2">2013</td><td colspan="2">2012</td></tr>'
+        + "<tr><td>Shares</td><td>Weighted average fair value</td><td>Shares</td><td>Weighted average fair value</td></tr>"
+        + '<tr><td colspan="4">(shares in thousands)</td></tr>'
+        + "<tr><td>1,099</td><td>$ 4.9986</td><td>88</td><td>$ 4.9260</td></tr></table>"
+    )
+    assert find(facts, f"{P}OptionsGrantsInPeriodGross", award="option") == {
+        (date(2013, 12, 31), Decimal(1099000)), (date(2012, 12, 31), Decimal(88000))}
+    assert (date(2012, 12, 31), Decimal("4.9260")) in find(facts, f"{P}OptionsGrantsInPeriodWeightedAverageGrantDateFairValue")
+
+
+def test_a_footnote_mark_or_a_price_range_in_the_first_column_is_still_a_label() -> None:
+    """goog-10q-2014q2 / gahc-10q-2024q3: '(1) | The aggregate intrinsic value ...' is a footnote, not a value
+    of 1; '7,500,000 | 0.00250' under 'Number of Warrants | Exercise Price' is two values."""
+    _, extraction = facts_of(
+        "<table><tr><td>(1)</td><td>The aggregate intrinsic value is calculated as the difference.</td></tr></table>"
+        "<p>The exercise price for warrants outstanding on September 30, 2024:</p><table>"
+        + row("Number of Warrants", "Exercise Price")
+        + "<tr><td>7,500,000</td><td>$ 0.00250</td></tr><tr><td>1,077,812,876</td><td>0.00100</td></tr></table>"
+    )
+    values = {item.amount.value for item in extraction.note.line_items}
+    assert Decimal(1) not in values
+    assert {Decimal(7500000), Decimal(1077812876), Decimal("0.0025")} <= values

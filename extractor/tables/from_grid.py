@@ -18,6 +18,7 @@ from extractor.tables.model import Cell, Column, Row, Table
 from extractor.tables.tokens import Kind, classify_chunk
 
 _FOOTNOTE_MARK = re.compile(r"(?:\s*(?:\(\w{1,2}\)|\*+|\u2020+))+$")
+_SCALE_ONLY = re.compile(r"\(?(?:[\w ]{1,20} )?in (?:thousands|millions|billions)\b[^()]{0,40}\)?", re.I)
 _SCALE_NOTE = re.compile(r"\b(?:thousands|millions|billions)\b", re.I)
 
 
@@ -69,24 +70,28 @@ def _tables(text: str, grid: TableGrid) -> list[Table]:
     table: Table | None = None
     group: str | None = None
     wrapped: tuple[str, int] | None = None  # a label row with no values, which the next row may continue
+    first = 0 if _no_label_column(text, grid, by_row) else 1  # the first value column
     for r in range(grid.rows):
         cells = sorted(by_row.get(r, []), key=lambda c: c.col)
-        label_cell = next((c for c in cells if c.col == 0), None)
+        label_cell = next((c for c in cells if c.col == 0 and (first or not _cell(text, c).numbers)), None)
         label = text[label_cell.start : label_cell.end] if label_cell else ""
-        values = [Cell([], 0, 0) for _ in range(grid.cols - 1)]
-        texts = ["" for _ in range(grid.cols - 1)]
+        values = [Cell([], 0, 0) for _ in range(grid.cols - first)]
+        texts = ["" for _ in range(grid.cols - first)]
         for c in cells:
-            if c.col == 0:
+            if c.col < first or c is label_cell:
                 continue
-            values[c.col - 1] = _cell(text, c)
+            values[c.col - first] = _cell(text, c)
             printed = text[c.start : c.end].strip()
-            texts[c.col - 1] = printed if values[c.col - 1].empty and printed not in EMPTY_MARKERS else ""
+            texts[c.col - first] = printed if values[c.col - first].empty and printed not in EMPTY_MARKERS else ""
         if _is_header_row(values, texts):
             if table is not None:  # a header row below data rows starts the next block
                 table, group, header = None, None, []
             header.append(cells)
             continue
         if not any(not v.empty for v in values):
+            if table is None and _SCALE_ONLY.fullmatch(label.strip()):  # '(shares in thousands)' over the body
+                header.append(cells)
+                continue
             if label:  # a group heading ('Stock options:') or a row printed with dashes only
                 group = label.rstrip(":").strip()
                 wrapped = (label, label_cell.start) if label_cell else None
@@ -96,7 +101,7 @@ def _tables(text: str, grid: TableGrid) -> list[Table]:
             label, label_start, group = f"{wrapped[0]} {label}", wrapped[1], None
         wrapped = None
         if table is None:
-            table = _new_table(text, grid, header, caption)
+            table = _new_table(text, grid, header, caption, first)
             tables.append(table)
         row = Row(
             label=label.strip(),
@@ -110,19 +115,44 @@ def _tables(text: str, grid: TableGrid) -> list[Table]:
     return tables
 
 
-def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption: str | None) -> Table:
+def _no_label_column(text: str, grid: TableGrid, by_row: dict[int, list[GridCell]]) -> bool:
+    """A table whose first column holds numbers, not row labels ('7,500,000 | $0.0025' under 'Number of
+    Warrants | Exercise Price'): every row with a value has a number (or nothing) in the first column."""
+    numbered = 0
+    for cells in by_row.values():
+        first = next((c for c in cells if c.col == 0), None)
+        parsed = [_cell(text, c) for c in cells]
+        if first is None or all(not p.numbers or is_year_cell(p) for p in parsed):
+            continue  # no value, or a header row of years
+        lead = _cell(text, first)
+        mark = _FOOTNOTE_MARK.fullmatch(text[first.start : first.end].strip())
+        if not lead.numbers or is_year_cell(lead) or lead.is_range or mark:
+            return False  # a price range or a footnote mark ('(1) | The aggregate intrinsic value ...') labels its row
+        numbered += 1
+    return numbered > 0
+
+
+def _scale_over_all(text: str, cell: GridCell, width: int) -> bool:
+    """'(shares in thousands)' spanning every value column: the table's scale note, no column's header."""
+    return cell.colspan >= width > 1 and bool(_SCALE_ONLY.fullmatch(text[cell.start : cell.end].strip()))
+
+
+def _new_table(
+    text: str, grid: TableGrid, header: list[list[GridCell]], caption: str | None, first: int = 1
+) -> Table:
     columns: list[Column] = []
     header_lines: list[str] = []
     for level in header:
         for c in level:
-            if c.col == 0:
+            if (c.col == 0 and first == 1) or _scale_over_all(text, c, grid.cols - first):
                 header_lines.append(text[c.start : c.end])
-    for col in range(1, grid.cols):
+    for col in range(first, grid.cols):
         parts = [
             text[c.start : c.end]
             for level in header
             for c in level
-            if c.col != 0 and c.col <= col < c.col + c.colspan
+            if (c.col != 0 or first == 0) and c.col <= col < c.col + c.colspan
+            and not _scale_over_all(text, c, grid.cols - first)
         ]
         period = header_period(parts)
         kind = measure_kind(parts)

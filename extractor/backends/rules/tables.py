@@ -155,6 +155,8 @@ class TableMapper:
         context = (table.title or "") + " " + " ".join(table.header_lines)
         if "count" in kinds and kinds & {"price", "fair_value"} and any(row_kind(r.label) == "balance" for r in table.rows):
             return self._rollforward(table)
+        if table.rows and not any(r.label for r in table.rows) and all(c.year and c.kind for c in table.columns):
+            return self._unlabelled_year_info(table)
         if _plan_columns(table) and _count_rollforward_rows(table):
             return self._plan_rollforwards(table)
         if sum(1 for row in table.rows if _PRICE_RANGE.match(row.label.strip())) >= 2 and kinds & {"count", "price"}:
@@ -283,6 +285,27 @@ class TableMapper:
                 info = infos.setdefault((row_award, end), AwardYearInfo(award=row_award, fiscal_year_end=end))
                 if getattr(info, field) is None:
                     setattr(info, field, amount(cell.numbers[0], unit, period, self._row_scale(row, table)))
+        self.note.award_years.extend(infos.values())
+        return bool(infos)
+
+    def _unlabelled_year_info(self, table: Table) -> bool:
+        """A row with no label under 'Shares | Weighted average fair value' per year: the caption names what
+        it counts ('The number and weighted average fair value of options granted in 2013, 2012 and 2011')."""
+        verb = re.search(r"\b(granted|vested)\b", table.caption or "", re.I)
+        if verb is None:
+            return False
+        fields = {"count": f"{verb[1].lower()}_count", "fair_value": "granted_fair_value" if verb[1].lower() == "granted" else None}
+        award = self._award(table) or "option"
+        infos: dict[date, AwardYearInfo] = {}
+        for row in table.rows:
+            for column, cell in zip(table.columns, row.cells):
+                field = fields.get(column.kind or "")
+                if field is None or cell.empty:
+                    continue
+                period = self.column_period(column)
+                info = infos.setdefault(period.end_date, AwardYearInfo(award=award, fiscal_year_end=period.end_date))
+                scale = table.scale if column.scale is None else column.scale
+                setattr(info, field, amount(cell.numbers[0], INFO_UNITS[field], period, scale))
         self.note.award_years.extend(infos.values())
         return bool(infos)
 
