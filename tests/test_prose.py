@@ -11,6 +11,7 @@ from decimal import Decimal
 
 import pytest
 
+from extractor.backends.rules.implied_scale import apply_usd_scale
 from extractor.backends.rules.prose import extract_prose
 from extractor.backends.rules.prose_dates import find_phrases
 from extractor.backends.rules.prose_numbers import find_numbers
@@ -189,6 +190,23 @@ def test_real_sentence(filing: str, sentence: str, fiscal_end: date, expected) -
         assert fact.period.end_date == end
         assert fact.dims.get("award") == award
         assert fact.source and sentence[fact.source.start:fact.source.end] == fact.source.text
+
+
+def test_real_sentence_deferred_compensation_with_a_negative_in_its_list() -> None:
+    """ba-10k-2023: '($117)' between '$188' and '$126' stays in the list, so each year gets its own number;
+    the note's dollars are in millions (implied_scale), passed as the known scale."""
+    sentence = ("Total expense/(income) related to deferred compensation was $188, ($117) and $126 in 2023, 2022 and "
+                "2021, respectively. As of December 31, 2023 and 2022, the deferred compensation liability which is "
+                "being marked to market was $1,640 and $1,499.")
+    note = StockCompensationNote()
+    extract_prose(note, sentence, [(0, len(sentence))], FiscalCalendar.from_end(date(2023, 12, 31)), date(2023, 12, 31), 6)
+    apply_usd_scale(note, 6, sentence)
+    facts = to_facts(note)
+    expense = {(f.period.end_date, f.value) for f in facts_of(facts, "DeferredCompensationArrangementWithIndividualCompensationExpense")}
+    assert expense == {(date(2023, 12, 31), Decimal(188000000)), (date(2022, 12, 31), Decimal(117000000)),
+                       (date(2021, 12, 31), Decimal(126000000))}
+    liability = {(f.period.instant, f.value) for f in facts_of(facts, "DeferredCompensationLiabilityCurrentAndNoncurrent")}
+    assert liability == {(date(2023, 12, 31), Decimal(1640000000)), (date(2022, 12, 31), Decimal(1499000000))}
 
 
 def test_real_sentence_numbers_without_a_cue_are_left_unread_not_guessed() -> None:

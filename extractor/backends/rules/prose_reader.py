@@ -39,7 +39,7 @@ UNITS = frozenset({"USD", "USD/share", "shares", "pure", "years"})
 # Aggregate dollars printed without a scale word below this are in a scale the sentence does not state
 # ("$9 of total unrecognized compensation cost" in a note whose dollars are in millions): not read.
 MIN_UNSCALED_USD = Decimal(1000)
-_LIST_GAP = re.compile(r"^[\s,]*(?:(?:and|or)\s*)?[\s$(]*$", re.I)
+_LIST_GAP = re.compile(r"^\)?[\s,]*(?:(?:and|or)\s*)?[\s$(]*$", re.I)  # ", ($117) and $126": a negative in the list
 # ", and" after a number closes its clause: what stands before it ("… have been authorized for issuance under
 # the Plan, and 2,381,450 shares were available") is the earlier number's cue, not this one's.
 _CLAUSE_JOIN = re.compile(r",\s+and\s+", re.I)
