@@ -83,6 +83,11 @@ for _kind in ("beginning", "ending"):
         ("outstanding", _kind, "count"): f"{P}NonOptionEquityInstrumentsOutstandingNumber",
         ("outstanding", _kind, "weighted_average_price"): "ext:NonOptionEquityInstrumentsOutstandingWeightedAverageGrantDateFairValue",
     })
+    for _basis in ("nonvested", "outstanding"):  # the intrinsic value and remaining term of units at a balance date
+        OTHER_ROWS.update({
+            (_basis, _kind, "intrinsic_value"): f"{PL}EquityInstrumentsOtherThanOptionsAggregateIntrinsicValueOutstanding",
+            (_basis, _kind, "remaining_term"): f"{P}EquityInstrumentsOtherThanOptionsOutstandingWeightedAverageRemainingContractualTerms",
+        })
 for _basis in ("nonvested", "outstanding"):
     OTHER_ROWS.update({
         (_basis, "granted", "count"): f"{_OTHER}GrantsInPeriod",

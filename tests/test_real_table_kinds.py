@@ -256,3 +256,33 @@ def test_a_footnote_mark_or_a_price_range_in_the_first_column_is_still_a_label()
     values = {item.amount.value for item in extraction.note.line_items}
     assert Decimal(1) not in values
     assert {Decimal(7500000), Decimal(1077812876), Decimal("0.0025")} <= values
+
+
+def test_a_fair_value_row_under_the_assumptions_is_the_years_grant_fair_value() -> None:
+    """ma-10k-2024: 'Weighted-average fair value per Option granted' is printed as the last row of the
+    Black-Scholes assumptions table; it is the grant-date fair value of the year's options, no ext: line."""
+    facts, _ = facts_of(
+        "<p>The fair value of options granted is estimated using a Black-Scholes valuation model with the following"
+        " assumptions:</p><table>" + row("", "2024", "2023")
+        + row("Expected volatility", "28.7 %", "29.5 %")
+        + row("Weighted-average fair value per Option granted", "$ 164.66", "$ 123.22") + "</table>"
+    )
+    assert find(facts, f"{P}OptionsGrantsInPeriodWeightedAverageGrantDateFairValue", award="option") == {
+        (date(2024, 12, 31), Decimal("164.66")), (date(2023, 12, 31), Decimal("123.22"))}
+    assert not [f for f in facts if f.concept.startswith("ext:")]
+
+
+def test_the_intrinsic_value_of_units_at_a_balance_date() -> None:
+    """ma-10k-2024: 'Outstanding at December 31, 2024 | 3 | $ 336 | 1.4 | $ 1,081' in an RSU table: the units'
+    aggregate intrinsic value and remaining term have taxonomy elements of their own."""
+    facts, _ = facts_of(
+        "<p>The following table summarizes the Company's RSU activity:</p><table>"
+        + row("", "Units (in millions)", "Weighted-Average Grant-Date Fair Value", "Weighted-Average Remaining Contractual Term (in years)", "Aggregate Intrinsic Value (in millions)")
+        + row("Outstanding at January 1, 2024", "3", "$ 320", "", "")
+        + row("Granted", "1", "447", "", "") + row("Converted", "(1)", "303", "", "")
+        + row("Outstanding at December 31, 2024", "3", "$ 336", "1.4", "$ 1,081") + "</table>"
+    )
+    assert find(facts, f"{PL}EquityInstrumentsOtherThanOptionsAggregateIntrinsicValueOutstanding", award="rsu") == {
+        (date(2024, 12, 31), Decimal(1081000000))}
+    assert find(facts, f"{P}EquityInstrumentsOtherThanOptionsOutstandingWeightedAverageRemainingContractualTerms") == {
+        (date(2024, 12, 31), Decimal("1.4"))}

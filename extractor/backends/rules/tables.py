@@ -313,9 +313,12 @@ class TableMapper:
         award = self._award(table) or "option"
         model_match = VALUATION_MODELS.search(table.caption or "")
         by_year: dict[date, ValuationAssumptions] = {}
+        info_rows = []  # 'Weighted-average fair value per option granted' printed under the assumptions
         for row in table.rows:
             field = match_first(row.label, ASSUMPTION_ROWS)
             if field is None:
+                if match_first(row.label, YEAR_INFO_ROWS):
+                    info_rows.append(row)
                 continue
             percent_row = field != "expected_term" and _rates_in_percent(row)
             for year, cell, period in self._year_cells(table, row):
@@ -336,6 +339,8 @@ class TableMapper:
                 else:
                     setattr(target, field, amount(cell.numbers[0], unit, period))
         self.note.valuation_assumptions.extend(by_year.values())
+        if info_rows:
+            self._information(replace(table, rows=info_rows))
         return bool(by_year)
 
     def _repurchases(self, table: Table) -> bool:
