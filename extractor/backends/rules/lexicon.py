@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from itertools import pairwise
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,7 +102,7 @@ def joined_award(text: str | None) -> str | None:
     spans.sort()
     joined = {
         award
-        for (_, end, first), (start, _, second) in zip(spans, spans[1:])
+        for (_, end, first), (start, _, second) in pairwise(spans)
         if first != second and {first, second} <= UNIT_AWARDS and _JOINED.match(rest[end:start])
         for award in (first, second)
     }
