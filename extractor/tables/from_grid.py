@@ -70,7 +70,7 @@ def _tables(text: str, grid: TableGrid) -> list[Table]:
     table: Table | None = None
     group: str | None = None
     wrapped: tuple[str, int] | None = None  # a label row with no values, which the next row may continue
-    first = 0 if _no_label_column(text, grid, by_row) else 1  # the first value column
+    first = 0 if _no_label_column(text, by_row) else 1  # the first value column
     for r in range(grid.rows):
         cells = sorted(by_row.get(r, []), key=lambda c: c.col)
         label_cell = next((c for c in cells if c.col == 0 and (first or not _cell(text, c).numbers)), None)
@@ -115,16 +115,16 @@ def _tables(text: str, grid: TableGrid) -> list[Table]:
     return tables
 
 
-def _no_label_column(text: str, grid: TableGrid, by_row: dict[int, list[GridCell]]) -> bool:
+def _no_label_column(text: str, by_row: dict[int, list[GridCell]]) -> bool:
     """A table whose first column holds numbers, not row labels ('7,500,000 | $0.0025' under 'Number of
     Warrants | Exercise Price'): every row with a value has a number (or nothing) in the first column."""
     numbered = 0
     for cells in by_row.values():
+        parsed = {id(c): _cell(text, c) for c in cells}
         first = next((c for c in cells if c.col == 0), None)
-        parsed = [_cell(text, c) for c in cells]
-        if first is None or all(not p.numbers or is_year_cell(p) for p in parsed):
+        if first is None or all(not p.numbers or is_year_cell(p) for p in parsed.values()):
             continue  # no value, or a header row of years
-        lead = _cell(text, first)
+        lead = parsed[id(first)]
         mark = _FOOTNOTE_MARK.fullmatch(text[first.start : first.end].strip())
         if not lead.numbers or is_year_cell(lead) or lead.is_range or mark:
             return False  # a price range or a footnote mark ('(1) | The aggregate intrinsic value ...') labels its row
@@ -142,17 +142,17 @@ def _new_table(
 ) -> Table:
     columns: list[Column] = []
     header_lines: list[str] = []
+    notes = [c for level in header for c in level if _scale_over_all(text, c, grid.cols - first)]
     for level in header:
         for c in level:
-            if (c.col == 0 and first == 1) or _scale_over_all(text, c, grid.cols - first):
+            if (c.col == 0 and first == 1) or c in notes:
                 header_lines.append(text[c.start : c.end])
     for col in range(first, grid.cols):
         parts = [
             text[c.start : c.end]
             for level in header
             for c in level
-            if (c.col != 0 or first == 0) and c.col <= col < c.col + c.colspan
-            and not _scale_over_all(text, c, grid.cols - first)
+            if (c.col != 0 or first == 0) and c.col <= col < c.col + c.colspan and c not in notes
         ]
         period = header_period(parts)
         kind = measure_kind(parts)

@@ -79,10 +79,20 @@ def _column_groups(table: Table) -> list[tuple[str | None, int | None, Table]]:
     groups: list[tuple[str | None, int | None, Table]] = []
     for key in dict.fromkeys(k for k in keys if k != (None, None)):
         keep = [i for i, k in enumerate(keys) if k == key]
-        rows = [replace(row, cells=[row.cells[i] for i in keep if i < len(row.cells)]) for row in table.rows]
         award = key[0] or next((a for a in awards if a), None)
-        groups.append((award, key[1], replace(table, columns=[table.columns[i] for i in keep], rows=rows)))
+        groups.append((award, key[1], _columns_of(table, keep)))
     return groups
+
+
+def _columns_of(table: Table, keep: list[int]) -> Table:
+    """The table with only the columns at `keep`, every row cut the same way."""
+    rows = [replace(row, cells=[row.cells[i] for i in keep if i < len(row.cells)]) for row in table.rows]
+    return replace(table, columns=[table.columns[i] for i in keep], rows=rows)
+
+
+def _scale_of(table: Table, column: Column) -> int:
+    """A column's own scale ('Shares (in thousands)') before the table's."""
+    return table.scale if column.scale is None else column.scale
 
 
 def _plan_columns(table: Table) -> bool:
@@ -220,10 +230,9 @@ class TableMapper:
     def _plan_rollforwards(self, table: Table) -> bool:
         """Unit counts by plan: 'Number of units' over 'Executive LTIP | Employee LTIP | Other' columns, one
         roll-forward per plan column."""
+        counts = replace(table, columns=[replace(column, kind="count") for column in table.columns])
         for i, column in enumerate(table.columns):
-            rows = [replace(row, cells=row.cells[i:i + 1]) for row in table.rows]
-            part = replace(table, columns=[replace(column, kind="count")], rows=rows)
-            self._rollforward_one(part, column.award, plan=column.header)
+            self._rollforward_one(_columns_of(counts, [i]), column.award, plan=column.header)
         return True
 
     def _rollforward_one(
@@ -261,7 +270,7 @@ class TableMapper:
             for column, cell in zip(table.columns, row.cells):
                 measure = ROW_MEASURE.get(column.kind or "")
                 if measure and not cell.empty:
-                    scale = table.scale if column.scale is None else column.scale
+                    scale = _scale_of(table, column)
                     setattr(out_row, measure, amount(cell.numbers[0], COLUMN_UNITS[column.kind], period, scale))
             out.rows.append(out_row)
         self.note.award_activity.append(out)
@@ -304,7 +313,7 @@ class TableMapper:
                     continue
                 period = self.column_period(column)
                 info = infos.setdefault(period.end_date, AwardYearInfo(award=award, fiscal_year_end=period.end_date))
-                scale = table.scale if column.scale is None else column.scale
+                scale = _scale_of(table, column)
                 setattr(info, field, amount(cell.numbers[0], INFO_UNITS[field], period, scale))
         self.note.award_years.extend(infos.values())
         return bool(infos)
@@ -374,7 +383,7 @@ class TableMapper:
             for column, cell in zip(table.columns, row.cells):
                 if column.kind in fields and not cell.empty:
                     name, unit = fields[column.kind]
-                    scale = table.scale if column.scale is None else column.scale
+                    scale = _scale_of(table, column)
                     setattr(year, name, amount(cell.numbers[0], unit, period, scale))
             repurchases.years.append(year)
         self.note.share_repurchases = repurchases
@@ -438,7 +447,7 @@ class TableMapper:
             for column, cell, basis in zip(table.columns, row.cells, bases):
                 concept = PRICE_RANGE_CONCEPTS.get((basis, column.kind or ""))
                 if concept and not cell.empty:
-                    scale = table.scale if column.scale is None else column.scale
+                    scale = _scale_of(table, column)
                     unit = COLUMN_UNITS[column.kind]
                     self._line(concept, row, award, price_range, amount(cell.numbers[0], unit, instant, scale))
         return True
