@@ -21,7 +21,7 @@ from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, ManifestError, Status
 from extractor.bulk.outputs import FAILURES, FACTS_CSV, FACTS_PARQUET, MANIFEST, RECORDS, SUMMARY, OutputWriter, write_failures, write_parquet
 from extractor.bulk.runner import BulkRun, Tally, default_workers
-from extractor.bulk.work import BatchResults, Step
+from extractor.bulk.work import DOC_TIMEOUT, BatchResults, Step
 from extractor.bulk.sources import Source, count, discover, source_of
 from extractor.bulk.summary import summarize, summary_table, write_summary
 from extractor.cli_options import (
@@ -49,6 +49,7 @@ def run_command(
     concurrency: int = typer.Option(8, min=1, max=512, help="Documents with the LLM at once, over all workers (each waits on one request at a time)."),
     workers: int = typer.Option(default_workers(), min=1, help="Worker processes; each loads, extracts and validates documents, LLM documents several at once (default: one per core)."),
     max_bytes: int = typer.Option(MAX_BYTES, min=1, max=MAX_BYTES, help="Larger inputs are not read; each becomes a failure record saying so."),
+    doc_timeout: float = typer.Option(DOC_TIMEOUT, "--doc-timeout", min=0, metavar="SECONDS", help="Time one document may take (reading it, extracting, validating; on the LLM path its requests and waits too). One that takes longer is stopped and becomes a failure record naming the stage it was in; the run goes on. 0: no limit."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Try documents that failed in an earlier run again (after an endpoint outage, say); with --batch-import, answer the ones the batch could not answer before from this results file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar: a progress line every 10 seconds, for logs."),
     batch_export: Path | None = typer.Option(None, "--batch-export", metavar="FILE", rich_help_panel=BATCH, help="Write the LLM requests to FILE in OpenAI Batch API format instead of sending them (half the price, answers within 24 hours); documents wait as 'exported'."),
@@ -111,6 +112,7 @@ def run_command(
             err.print(f"{reopened:,} documents that failed before will be tried again")
         sources, total = discover(inputs, skip=out), count(inputs, skip=out)
         llm_run = chosen is not BackendName.rules and batch_export is None
+    step.doc_timeout = doc_timeout or None
     feed = _feed(out, config, qa_rate, manifest.recall("batch") if batch_import else None) if send_to_queue else None
     bulk = BulkRun(manifest, writer, step, workers, concurrency, max_bytes, feed=feed)
     interrupted = _run(bulk, sources, total, quiet, llm_run)

@@ -8,6 +8,9 @@ Exactly-once output: the writer appends a document's lines to the output files, 
 transaction, marks the document finished and stores each file's new length (`outputs`). On open,
 every output file is cut back to its stored length. A kill between the append and the commit thus
 loses the half-written lines and leaves the document pending; one after the commit loses nothing.
+The connection is in autocommit mode (a WAL reader never holds a transaction open), so every write
+that is more than one statement opens its own `BEGIN IMMEDIATE` (`_transaction`): Python's
+`with connection:` alone would commit each statement by itself.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -107,6 +111,17 @@ class Manifest:
         self.db.close()
         self._lock.close()
 
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One real transaction: every statement inside commits, or none does."""
+        self.db.execute("begin immediate")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("rollback")
+            raise
+        self.db.execute("commit")
+
     # settings ---------------------------------------------------------------------------------
 
     def check_settings(self, settings: dict[str, Any]) -> None:
@@ -148,7 +163,7 @@ class Manifest:
     def saw(self, ref: str, key: str, document_id: str) -> None:
         """Record an input and its document (pending unless already known)."""
         now = time.time()
-        with self.db:
+        with self._transaction():
             self.db.execute("insert or replace into inputs (ref, key) values (?, ?)", (ref, key))
             self.db.execute(
                 "insert or ignore into documents (key, ref, document_id, status, updated) values (?, ?, ?, 'pending', ?)",
@@ -162,13 +177,13 @@ class Manifest:
         query = f"update documents set status = ?, reason = null where status in ({','.join('?' * len(names))})"
         if stage is not None:
             query += " and stage = ?"
-        with self.db:
+        with self._transaction():
             cursor = self.db.execute(query, [to.value, *names, *([stage] if stage is not None else [])])
         return cursor.rowcount
 
     def forget_unread(self) -> None:
         """Drop the inputs that could not be read last time: this run lists and reads them again."""
-        with self.db:
+        with self._transaction():
             self.db.execute("delete from inputs where key like 'unread:%'")
             self.db.execute("delete from documents where key like 'unread:%'")
 
@@ -180,7 +195,7 @@ class Manifest:
     def commit(self, finished: list[Finished], lengths: dict[str, int]) -> None:
         """Mark documents finished and record the output lengths that hold their lines, atomically."""
         now = time.time()
-        with self.db:
+        with self._transaction():
             self.db.executemany(
                 "update documents set status = ?, reason = ?, stage = ?, seconds = ?, usage = ?, updated = ? where key = ?",
                 [

@@ -10,10 +10,13 @@ temporary file and renamed, so a kill never leaves half of one.
 from __future__ import annotations
 
 import csv
+import glob
 import io
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +75,7 @@ class OutputWriter:
     def __init__(self, folder: Path, manifest: Manifest, requests: Path | None = None, durable: bool = True) -> None:
         self.manifest = manifest
         self.durable = durable  # fsync before each commit: survives a power cut, not just a kill
+        _remove_leftovers(folder)
         committed = manifest.lengths()
         paths = {RECORDS: folder / RECORDS, FACTS_CSV: folder / FACTS_CSV} | ({REQUESTS: requests} if requests else {})
         self.handles = {name: self._open(path, committed.get(name)) for name, path in paths.items()}
@@ -130,6 +134,14 @@ class OutputWriter:
             handle.close()
 
 
+def _remove_leftovers(folder: Path) -> None:
+    """Temporary files of a run killed while writing its derived files (`_temporary`): the folder is
+    locked by this run, so no other writer owns them."""
+    for name in (FACTS_PARQUET, FAILURES, SUMMARY):
+        for leftover in folder.glob(f".{glob.escape(name)}.*.tmp"):
+            leftover.unlink(missing_ok=True)
+
+
 def _temporary(path: Path) -> str:
     """A new file beside `path`, with the permissions a plain open() would give it (mkstemp's are 0600)."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -140,11 +152,21 @@ def _temporary(path: Path) -> str:
     return temporary
 
 
-def write_atomically(path: Path, text: str) -> None:
+@contextmanager
+def _replacing(path: Path) -> Iterator[str]:
+    """A temporary file that becomes `path` once written; removed if writing it fails (a full disk)."""
     temporary = _temporary(path)
-    with open(temporary, "w", encoding="utf-8") as out:
+    try:
+        yield temporary
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_atomically(path: Path, text: str) -> None:
+    with _replacing(path) as temporary, open(temporary, "w", encoding="utf-8") as out:
         out.write(text)
-    os.replace(temporary, path)
 
 
 def write_failures(folder: Path, manifest: Manifest) -> int:
@@ -170,14 +192,12 @@ def write_parquet(folder: Path, superseded: list[str]) -> int:
     types.update({"value": pa.decimal128(38, 12), "source_start": pa.int64(), "source_end": pa.int64(), "period_start": pa.date32(), "period_end": pa.date32(), "period_instant": pa.date32()})
     convert = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True, quoted_strings_can_be_null=False)
     reader = pacsv.open_csv(folder / FACTS_CSV, convert_options=convert, read_options=pacsv.ReadOptions(block_size=1 << 20, use_threads=False))
-    temporary = _temporary(folder / FACTS_PARQUET)
     rows = 0
-    with pq.ParquetWriter(temporary, reader.schema) as out:
+    with _replacing(folder / FACTS_PARQUET) as temporary, pq.ParquetWriter(temporary, reader.schema) as out:
         stale = pa.array(superseded, pa.string())
         for batch in reader:
             if superseded:
                 batch = batch.filter(pc.invert(pc.is_in(batch.column("document_sha256"), value_set=stale)))
             out.write_batch(batch)
             rows += batch.num_rows
-    os.replace(temporary, folder / FACTS_PARQUET)
     return rows

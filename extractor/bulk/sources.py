@@ -1,27 +1,38 @@
-"""What a bulk run reads: files, folders, globs and zip archives, listed lazily, read one at a time.
+r"""What a bulk run reads: files, folders, globs and zip archives, listed lazily, read one at a time.
 
 A `Source` is one input by reference ("filings/a/R19.htm", "q3.zip::a/R19.htm"); its bytes are read
 only when its turn comes, so 50,000 filings never sit in memory together. An input that cannot even
-be listed (a missing path, a corrupt archive) is still a Source, carrying its problem, so that it
-becomes a failure record instead of vanishing.
+be listed (a missing path, a FIFO, a symlink loop, an unreadable folder, a corrupt archive, a member
+named to climb out of its archive) is still a Source, carrying its problem, so that it becomes a
+failure record instead of vanishing or hanging the run.
+
+A ref is text that reads back to exactly one file (`split_ref`): in its path part a backslash and a
+colon are escaped (`\\`, `\:`) so that "a::b.txt" the file cannot be member "b.txt" of archive "a",
+and bytes of a name that are not UTF-8 are written `\xe9`, so every ref can be stored and printed.
 """
 
 from __future__ import annotations
 
+import errno
 import glob
 import itertools
 import os
+import re
+import stat
 import threading
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from extractor.document import LoadError
 
 MEMBER = "::"  # archive.zip::member/path.htm
 ZIP_MAGIC = b"PK\x03\x04"
+_ESCAPED = re.compile(r"\\(x[0-9a-f]{2}|.)", re.DOTALL)
+_SPECIAL = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
 
 
 @dataclass(frozen=True)
@@ -44,22 +55,58 @@ def discover(inputs: list[str], skip: Path | None = None) -> Iterator[Source]:
     skipped = skip.resolve() if skip is not None else None
     for given in inputs:
         path = Path(given)
-        if path.exists() or not glob.has_magic(given):
+        if os.path.lexists(path) or not glob.has_magic(given):
             found = _file_or_folder(path, path if path.is_dir() else path.parent)
         else:
             found = _matches(given)
         for source in found:
-            if skipped is not None and skipped in Path(split_ref(source.ref)[0]).resolve().parents:
+            if skipped is not None and _is_below(split_ref(source.ref)[0], skipped):
                 continue
             if source.ref not in seen:  # 'data/**' matches a folder and the files in it
                 seen.add(source.ref)
                 yield source
 
 
+def _is_below(path: str, folder: Path) -> bool:
+    try:
+        return folder in Path(path).resolve().parents
+    except (OSError, RuntimeError):  # a symlink loop: not the output folder, and a failure record later
+        return False
+
+
+def ref_of(path: str, member: str | None = None) -> str:
+    """The ref of a file, or of an archive's member: escaped so that it reads back to them alone."""
+    escaped = path.replace("\\", "\\\\").replace(":", "\\:")
+    escaped = escaped.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return escaped if member is None else f"{escaped}{MEMBER}{member}"
+
+
+def printable(name: str) -> str:
+    """A name with the bytes that are not UTF-8 written as `\\xe9` (a document id: printed, stored)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def split_ref(ref: str) -> tuple[str, str | None]:
+    """(file path, archive member or None): the inverse of `ref_of`."""
+    parts: list[str] = []
+    position = 0
+    while position < len(ref):
+        if ref.startswith("\\", position) and (escape := _ESCAPED.match(ref, position)):
+            code = escape.group(1)
+            parts.append(chr(0xDC00 + int(code[1:], 16)) if len(code) == 3 else code)
+            position = escape.end()
+        elif ref.startswith(MEMBER, position):
+            return "".join(parts), ref[position + len(MEMBER) :]
+        else:
+            parts.append(ref[position])
+            position += 1
+    return "".join(parts), None
+
+
 def _matches(pattern: str) -> Iterator[Source]:
     matches = sorted(glob.iglob(pattern, recursive=True))
     if not matches:
-        yield Source(pattern, Path(pattern).name or "input", problem="the pattern matches no file")
+        yield Source(ref_of(pattern), printable(Path(pattern).name) or "input", problem="the pattern matches no file")
     fixed = Path(*[part for part in itertools.takewhile(lambda part: not glob.has_magic(part), Path(pattern).parts)] or ["."])
     for match in matches:
         yield from _file_or_folder(Path(match), fixed)
@@ -69,18 +116,21 @@ def _file_or_folder(path: Path, base: Path) -> Iterator[Source]:
     """A file, or the files under a folder, with ids relative to `base`."""
     if path.is_dir():
         for file in _walk(path):
-            yield from _expand(file, _relative(file, base))
-    elif path.exists():
+            if isinstance(file, Source):
+                yield file
+            else:
+                yield from _expand(file, _relative(file, base))
+    elif os.path.lexists(path):  # a file, or a link that leads nowhere (read says why)
         yield from _expand(path, _relative(path, base))
     else:
-        yield Source(str(path), path.name or "input", problem="no such file or folder")
+        yield Source(ref_of(str(path)), printable(path.name) or "input", problem="no such file or folder")
 
 
 def _relative(path: Path, base: Path) -> str:
     try:
-        return path.relative_to(base).as_posix()
+        return printable(path.relative_to(base).as_posix())
     except ValueError:
-        return path.name
+        return printable(path.name)
 
 
 def count(inputs: list[str], skip: Path | None = None) -> int:
@@ -99,7 +149,7 @@ def read(source: Source, max_bytes: int) -> bytes:
         archive = os.path.join(source.root, archive)
     try:
         if member is None:
-            with open(archive, "rb") as handle:
+            with _open_regular(archive) as handle:
                 data = handle.read(max_bytes + 1)
         else:
             with _archives.open(archive) as opened, opened.open(member) as handle:
@@ -111,14 +161,6 @@ def read(source: Source, max_bytes: int) -> bytes:
     if member is not None and data.startswith(ZIP_MAGIC):
         raise LoadError(source.ref, "a zip archive inside a zip archive is not opened: unpack it first")
     return data
-
-
-def split_ref(ref: str) -> tuple[str, str | None]:
-    """(file path, archive member or None)."""
-    if MEMBER in ref:
-        archive, member = ref.split(MEMBER, 1)
-        return archive, member
-    return ref, None
 
 
 def source_of(ref: str, document_id: str, expected: str, root: str) -> Source:
@@ -163,27 +205,57 @@ class _OpenArchives:
 _archives = _OpenArchives()
 
 
-def _walk(folder: Path) -> Iterator[Path]:
+def _walk(folder: Path) -> Iterator[Path | Source]:
     """Files under a folder, depth first, each folder's entries in name order; symlinked folders
-    are not followed (no loops)."""
-    for root, dirs, files in os.walk(folder):
+    are not followed (no loops). A folder that cannot be listed is a Source with its problem."""
+    unreadable: list[OSError] = []
+    for root, dirs, files in os.walk(folder, onerror=unreadable.append):
+        yield from _unreadable_folders(unreadable)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if not name.startswith("."):
                 yield Path(root) / name
+    yield from _unreadable_folders(unreadable)
+
+
+def _unreadable_folders(errors: list[OSError]) -> Iterator[Source]:
+    while errors:
+        error = errors.pop(0)
+        where = str(error.filename)
+        yield Source(ref_of(where), printable(Path(where).name), problem=f"a folder that cannot be read ({error.strerror or error})")
+
+
+@contextmanager
+def _open_regular(path: str | Path) -> Iterator[BinaryIO]:
+    """Open a regular file to read; OSError for anything else. Opened without waiting (a FIFO with
+    no writer would block open() forever) and checked on the open handle, so a file swapped for a
+    FIFO after it was listed cannot hang the run either."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        kind = stat.S_IFMT(os.fstat(descriptor).st_mode)
+        if kind != stat.S_IFREG:
+            raise OSError(f"not a regular file ({_SPECIAL.get(kind, 'a special file')})")
+        os.set_blocking(descriptor, True)
+        handle = os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+    with handle:
+        yield handle
 
 
 def _expand(path: Path, document_id: str) -> Iterator[Source]:
     """A file, or each member of a zip archive (recognised by content, whatever its name)."""
+    ref = ref_of(str(path))
     try:
-        size = path.stat().st_size
-        with open(path, "rb") as handle:
+        with _open_regular(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
             is_zip = handle.read(4) == ZIP_MAGIC
     except OSError as error:
-        yield Source(str(path), document_id, problem=f"cannot be read ({error.strerror or error})")
+        yield Source(ref, document_id, problem=_unreadable(error))
         return
     if not is_zip:
-        yield Source(str(path), document_id, size)
+        yield Source(ref, document_id, size)
         return
     try:
         with zipfile.ZipFile(path) as archive:
@@ -192,7 +264,18 @@ def _expand(path: Path, document_id: str) -> Iterator[Source]:
         yield Source(str(path), document_id, problem=f"a zip archive that cannot be opened ({error})")
         return
     for info in sorted(members, key=lambda i: i.filename):
-        name = PurePosixPath(info.filename)
-        if any(part.startswith(".") or part == "__MACOSX" for part in name.parts):
-            continue
-        yield Source(f"{path}{MEMBER}{info.filename}", f"{document_id}/{name.as_posix()}", info.file_size)
+        name = PurePosixPath(info.filename.replace("\\", "/"))
+        member_id = f"{document_id}/{name.as_posix()}"
+        if name.is_absolute() or ".." in name.parts:  # never read outside the archive, nor an id that climbs
+            problem = "refused: an archive member whose name climbs out of the archive (absolute, or with '..')"
+            yield Source(ref_of(str(path), info.filename), member_id, problem=problem)
+        elif not any(part.startswith(".") or part == "__MACOSX" for part in name.parts):
+            yield Source(ref_of(str(path), info.filename), member_id, info.file_size)
+
+
+def _unreadable(error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return "cannot be read (a symbolic link that loops)"
+    if error.errno == errno.ENOENT:
+        return "cannot be read (a symbolic link to nothing)" if os.path.islink(error.filename or "") else "no such file"
+    return error.strerror and f"cannot be read ({error.strerror})" or str(error)

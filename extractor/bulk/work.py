@@ -2,12 +2,17 @@
 
 `handle` takes a Job (bytes and where they came from) to `Rendered`: the lines to write and the
 status to commit, failures included. Only an endpoint that cannot serve any document gives `Stop`.
+Each stage says when it starts (`enter`), so a document stopped for taking too long
+(--doc-timeout) is recorded with the stage it was in.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +34,28 @@ from extractor.validator import validate
 from schemas.concepts import to_facts
 
 DIMS = ("award", "line_item", "bound", "year")
+DOC_TIMEOUT = 300.0  # seconds a document may take (--doc-timeout): a pathological table must not hold a run
+
+
+def overdue(limit: float) -> str:
+    """The failure reason of a document stopped at the time limit."""
+    return f"took longer than the {limit:g} s limit per document (--doc-timeout); stopped"
+
+
+def _nowhere(stage: str) -> None:
+    """Outside a worker process nobody listens for the stage."""
+
+
+current_stage: ContextVar[list[str] | None] = ContextVar("current_stage", default=None)  # the document's own, on the LLM path
+process_stage: Callable[[str], None] = _nowhere  # the worker's (workers.py), for a worker that must be killed
+
+
+def enter(stage: str) -> None:
+    """Say that this document's work reached `stage` (load, extract, validate)."""
+    holder = current_stage.get()
+    if holder is not None:
+        holder[0] = stage
+    process_stage(stage)
 
 
 @dataclass(frozen=True)
@@ -80,6 +107,7 @@ class Step:
     limiter: RateLimiter | None = None
     export: bool = False
     results: BatchResults | None = None
+    doc_timeout: float | None = DOC_TIMEOUT  # None: no limit
     _llm: LLMBackend | None = field(default=None, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -125,6 +153,7 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
     if step.export:
         return _export(loaded, step)
     started = time.perf_counter()
+    enter("extract")
     try:
         if step.backend is BackendName.hybrid:
             extraction = await hybrid.aextract(loaded.document, step.llm)
@@ -140,6 +169,20 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
         return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
     loaded.timing["extract_seconds"] = time.perf_counter() - started
     return finish(loaded, extraction)
+
+
+async def within_limit(job: Job, step: Step, handler: Callable[[Job, Step], Any]) -> Rendered | Stop:
+    """The handler's outcome, or a failure naming the stage once `step.doc_timeout` has passed. Only
+    work that waits (the LLM's requests) can be stopped this way; a worker busy computing is killed
+    by the pool at the same deadline (workers.py)."""
+    stage = ["load"]
+    current_stage.set(stage)
+    enter("load")
+    try:
+        return await asyncio.wait_for(handler(job, step), step.doc_timeout)
+    except TimeoutError:
+        assert step.doc_timeout is not None
+        return failure(job, stage[0], overdue(step.doc_timeout))
 
 
 def _export(loaded: Loaded, step: Step) -> Rendered:
@@ -169,6 +212,7 @@ def run_rules(job: Job) -> Rendered:
     if isinstance(loaded, Rendered):
         return loaded
     started = time.perf_counter()
+    enter("extract")
     try:
         extraction = rules.extract(loaded.document)
     except Exception as error:  # noqa: BLE001 - one document's bug must not lose the batch
@@ -193,6 +237,7 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
     """Validate and render: done when it passes, for review when it does not."""
     job, document = loaded.job, loaded.document
     started = time.perf_counter()
+    enter("validate")
     try:
         extraction.validation = validate(extraction, document)
     except Exception as error:  # noqa: BLE001

@@ -12,6 +12,11 @@ dies the other reads end-of-file instead of waiting forever. A worker that dies 
 a crash) is replaced; each document it held is tried once more in a process of its own, so only
 the one that kills its worker fails. A worker whose main process dies (kill -9) stops at once;
 one that cannot start is not replaced (the run stops with the reason).
+
+A document still running at its deadline (--doc-timeout) fails with the stage it was in: on the
+LLM path the worker cancels it; a worker still computing at the deadline (the rules on a
+pathological table: nothing else can interrupt it) is killed and replaced, the other documents it
+held are retried as above, and the kill does not count as a death.
 """
 
 from __future__ import annotations
@@ -30,13 +35,18 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from extractor.attempt import INTERNAL_ERROR
-from extractor.bulk.work import Job, Rendered, Step, Stop, failure, handle
+from extractor.backends.choice import BackendName
+from extractor.bulk import work
+from extractor.bulk.work import Job, Rendered, Step, Stop, failure, handle, overdue, within_limit
 
 CONTEXT = get_context("forkserver")  # never fork a process that has threads
 CONTEXT.set_forkserver_preload(["extractor.bulk.work"])  # imported once; each worker starts in milliseconds
 DIED = "the worker process died working on it (out of memory, or a crash)"
 READY = "ready?"  # the first message to every worker: answered once it can take jobs
+STARTED = "started"  # a worker's word that it began a job (its time limit runs from then)
 MAX_DEATHS_IN_A_ROW = 8  # workers dying with no answer in between: something kills every one; stop replacing
+KILL_GRACE = 10.0  # seconds past the deadline before a worker that waits (LLM) is killed: it cancels the document itself
+STAGE_BYTES = 16
 
 Handler = Callable[[Job, Step], Any]  # async: a Job to its Rendered or Stop
 
@@ -46,9 +56,11 @@ class _Worker:
     process: Any
     outbox: queue.Queue[tuple[int, Job | str] | None]  # drained into the worker's job pipe by a sender thread
     share: int  # documents it runs at once
+    stage: Any  # shared bytes: the stage its current document is in (work.enter)
     solo: bool = False  # started for one retried job
     closing: bool = False
     on_probation: bool = False  # a first worker, until it answers the ready check
+    overdue: bool = False  # killed at a document's deadline: not a death
 
 
 class WorkerPool:
@@ -108,16 +120,39 @@ class WorkerPool:
         self._workers[worker_id].outbox.put((ticket, job if job is not None else READY))
         return future
 
+    def _started(self, worker_id: int, ticket: int) -> None:
+        """The worker began the job (it may have waited behind another): its time starts now."""
+        held = self._held.get(worker_id, {}).get(ticket)
+        if held is None or self.step.doc_timeout is None:
+            return
+        assert self._loop is not None
+        deadline = self.step.doc_timeout + (0 if self.step.backend is BackendName.rules else KILL_GRACE)
+        timer = self._loop.call_later(deadline, self._overdue, worker_id, ticket)
+        held[1].add_done_callback(lambda _: timer.cancel())
+
+    def _overdue(self, worker_id: int, ticket: int) -> None:
+        """A job past its deadline: fail it with the stage it is in, and kill the worker computing it."""
+        worker, held = self._workers.get(worker_id), self._held.get(worker_id, {}).get(ticket)
+        if worker is None or held is None or held[1].done():
+            return
+        job, future, _ = held
+        assert job is not None and self.step.doc_timeout is not None
+        stage = worker.stage.value.decode("ascii", "replace") or "extract"
+        future.set_result(failure(job, stage, overdue(self.step.doc_timeout)))
+        worker.overdue = True
+        worker.process.kill()  # _ended replaces it and retries what else it held
+
     def _start(self, share: int, solo: bool = False, on_probation: bool = False) -> int:
         worker_id = next(self._ids)
         jobs_in, jobs_out = CONTEXT.Pipe(duplex=False)
         results_in, results_out = CONTEXT.Pipe(duplex=False)
-        process = CONTEXT.Process(target=_serve, args=(self.step, share, self.handler, jobs_in, results_out, os.getpid()), daemon=True)
+        stage = CONTEXT.Array("c", STAGE_BYTES, lock=False)
+        process = CONTEXT.Process(target=_serve, args=(self.step, share, self.handler, jobs_in, results_out, os.getpid(), stage), daemon=True)
         _start_forkserver()
         process.start()
         jobs_in.close()  # the worker's ends: closed here, so its death reads as end-of-file
         results_out.close()
-        self._workers[worker_id] = _Worker(process, queue.Queue(), share, solo, on_probation=on_probation)
+        self._workers[worker_id] = _Worker(process, queue.Queue(), share, stage, solo, on_probation=on_probation)
         self._held[worker_id] = {}
         threading.Thread(target=_sender, args=(self._workers[worker_id].outbox, jobs_out), daemon=True).start()
         threading.Thread(target=self._listen, args=(worker_id, results_in), daemon=True).start()
@@ -141,6 +176,9 @@ class WorkerPool:
                 return
 
     def _deliver(self, worker_id: int, ticket: int, outcome: Any) -> None:
+        if isinstance(outcome, str) and outcome == STARTED:
+            self._started(worker_id, ticket)
+            return
         _, future, _ = self._held[worker_id].pop(ticket)
         if not future.done():
             future.set_result(outcome)
@@ -165,7 +203,7 @@ class WorkerPool:
             for _, future, _ in held.values():
                 future.cancel()
             return
-        self._deaths_in_a_row += 0 if worker.solo else 1
+        self._deaths_in_a_row += 0 if worker.solo or worker.overdue else 1
         try:
             if not worker.closing and not worker.solo and self._deaths_in_a_row <= MAX_DEATHS_IN_A_ROW:
                 self._start(worker.share)  # a replacement, for the jobs still to come
@@ -207,10 +245,15 @@ def _sender(outbox: queue.Queue[tuple[int, Job | str] | None], jobs: Connection)
         jobs.close()
 
 
-def _serve(step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int) -> None:
+def _serve(step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int, stage: Any) -> None:
     """A worker process: run jobs `share` at a time until the main process says finish or is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C and SIGTERM reach the whole process group:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the main process decides, and finishes what is in flight
+
+    def say(name: str) -> None:
+        stage.value = name.encode("ascii", "replace")[: STAGE_BYTES - 1]
+
+    work.process_stage = say
     asyncio.run(_serve_async(step, share, handler, jobs, results, parent))
 
 
@@ -226,8 +269,9 @@ async def _serve_async(step: Step, share: int, handler: Handler, jobs: Connectio
             if isinstance(job, str):
                 outcome: Any = "ready"
             else:
+                results.send((ticket, STARTED))
                 try:
-                    outcome = await handler(job, step)
+                    outcome = await (within_limit(job, step, handler) if step.doc_timeout is not None else handler(job, step))
                 except BaseException as error:  # noqa: BLE001 - a bug must fail its document, not hang the run
                     outcome = failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
             try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from extractor.bulk.sources import MEMBER, Source, read, split_ref
+from extractor.bulk.sources import Source, read, ref_of, split_ref
 from extractor.document import Document, LoadError
 from extractor.loaders import load_bytes
 from extractor.loaders.decode import MAX_BYTES
@@ -28,7 +28,7 @@ def confined(ref: str, root: Path) -> str:
     if not path.is_relative_to(base):
         raise DocumentError(f"{ref}: outside the review root {base}; documents are read only from below it "
                             "(start the review with --root, or set root in extractor.toml's [queue] table)")  # fmt: skip
-    return f"{path}{MEMBER}{member}" if member is not None else str(path)
+    return ref_of(str(path), member)
 
 
 def document_bytes(ref: str, root: Path) -> bytes:

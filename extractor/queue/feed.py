@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from extractor.bulk.sources import MEMBER, split_ref
+from extractor.bulk.sources import ref_of, split_ref
 from extractor.extraction import Extraction
 from extractor.queue.store import EntryReason, Queue
 
@@ -49,7 +49,7 @@ def absolute_ref(ref: str, root: str | None = None) -> str:
     """A ref that still names the same file when the reviewer works from another folder."""
     archive, member = split_ref(ref)
     path = os.path.abspath(os.path.join(root or os.getcwd(), archive))
-    return f"{path}{MEMBER}{member}" if member is not None else path
+    return ref_of(path, member)
 
 
 class RunFeed:
