@@ -16,13 +16,17 @@ from pathlib import Path
 
 import pytest
 from fixture_paths import HTML_002, ROOT, SEED_000, SEED_002
+from llm_server import Reply, ScriptedServer, tool_reply
+from scripted_answers import quoted_answer
 
 from evals.benchmarks.corpus import build_corpus, distinct_copy
+from extractor.backends import rules
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Finished, Manifest, Status
 from extractor.bulk.sources import ref_of, split_ref
 from extractor.bulk.work import Job, Step, handle
 from extractor.bulk.workers import WorkerPool
+from extractor.loaders import load
 
 EXTRACTOR = [sys.executable, "-m", "extractor.cli"]
 NON_UTF8 = os.fsdecode(b"caf\xe9-note.txt")  # a Latin-1 name on a UTF-8 file system
@@ -312,3 +316,30 @@ def test_a_folder_of_every_hostile_input_finishes_accounts_for_each_once_and_res
     assert again.returncode == 1 and "Traceback" not in again.stderr, again.stderr
     assert {name: (out / name).read_bytes() for name in outputs} == outputs
     assert sorted((out / "failures.jsonl").read_text(encoding="utf-8").splitlines()) == failed
+
+
+def test_an_llm_document_over_the_time_limit_is_cancelled_in_its_worker_and_the_others_finish(tmp_path: Path) -> None:
+    answers = {}
+    for marker, path in (("Articles of Incorporation", SEED_000), ("has a share award plan", SEED_002)):
+        document = load(path)
+        answers[marker] = tool_reply(quoted_answer(rules.extract(document), document))
+    stalled = tool_reply(answers["has a share award plan"].body)
+    stalled.delay = 60.0  # an endpoint that sits on one request far past the limit
+
+    def respond(body: dict) -> Reply:
+        prompt = json.dumps(body["messages"])
+        return stalled if "has a share award plan" in prompt else answers["Articles of Incorporation"]
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "quick.txt").write_bytes(SEED_000.read_bytes())
+    (inputs / "stalled.txt").write_bytes(SEED_002.read_bytes())
+    config = tmp_path / "extractor.toml"
+    config.write_text('[llm]\nattempts = 1\nmodel = "scripted"\ncache = "off"\ntimeout = 120\n')
+    with ScriptedServer(respond) as server:
+        result = run(str(inputs), "--out", str(tmp_path / "out"), "--backend", "llm", "--base-url", server.base_url,
+                     "--config", str(config), "--workers", "1", "--doc-timeout", "2", timeout=50)  # well before the answer  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    seen = by_name(accounted(tmp_path / "out"))
+    assert seen["stalled.txt"] == "failed at extract: took longer than the 2 s limit per document (--doc-timeout); stopped"
+    assert seen["quick.txt"] in ("done", "review")
