@@ -1,5 +1,9 @@
 """What the review page shows for one item: the source text with every value's span marked, the
-values grouped as the note groups them, and each finding next to the values it involves."""
+values grouped as the note groups them, and each finding next to the values it involves.
+
+A whole 60 MB filing would make a page of hundreds of megabytes that no browser shows usefully:
+past `SOURCE_CHARS` the source pane holds only the text around the marked values (`CONTEXT_CHARS`
+each side), with the length of each gap said in its place; offsets and mark ids do not change."""
 
 from __future__ import annotations
 
@@ -12,6 +16,10 @@ from extractor.extraction import Extraction
 from extractor.queue.edits import ValueField, path_steps, value_fields
 from extractor.validator import Finding
 from schemas.concepts import concept_words
+
+
+SOURCE_CHARS = 1_000_000  # a longer source is shown as excerpts around its marked values
+CONTEXT_CHARS = 3_000  # text shown each side of a marked value in such a source
 
 
 @dataclass
@@ -122,10 +130,20 @@ def _highlight(text: str, fields: list[ValueField], marks: dict[tuple[int, int],
     parts: list[str] = []
     at = 0
     for (start, end), mark in sorted(marks.items()):
-        parts.append(escape(text[at:start]))
+        parts.append(_between(text, at, start, len(text) > SOURCE_CHARS))
         css = "value flagged" if mark in flagged else "value"
         parts.append(f'<mark id="{mark}" class="{css}" data-paths="{escape(" ".join(paths.get(mark, [])))}">'
                      f"{escape(text[start:end])}</mark>")  # fmt: skip
         at = end
-    parts.append(escape(text[at:]))
+    parts.append(_between(text, at, len(text), len(text) > SOURCE_CHARS))
     return Markup("".join(parts))
+
+
+def _between(text: str, start: int, end: int, excerpt: bool) -> str:
+    """The escaped text between two marks (or an end); in an excerpted source only its edges."""
+    if not excerpt or end - start <= 2 * CONTEXT_CHARS:
+        return escape(text[start:end])
+    head = CONTEXT_CHARS if start > 0 else 0
+    tail = CONTEXT_CHARS if end < len(text) else 0
+    gap = f'<span class="elided">[… {end - start - head - tail:,} characters not shown: the document is too long to show whole …]</span>'
+    return escape(text[start : start + head]) + gap + escape(text[end - tail : end])

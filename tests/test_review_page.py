@@ -1,0 +1,30 @@
+"""The review page's source pane for a document too long to show whole."""
+
+from __future__ import annotations
+
+import re
+
+from extractor.backends import rules
+from extractor.loaders import load
+from extractor.queue.edits import value_fields
+from extractor.review.page import CONTEXT_CHARS, SOURCE_CHARS, item_view
+from fixture_paths import SEED_002
+
+
+def test_a_very_long_source_is_shown_as_excerpts_around_every_marked_value() -> None:
+    document = load(SEED_002)
+    extraction = rules.extract(document)
+    whole = item_view(extraction, document.text)  # a short source is shown whole
+    assert "characters not shown" not in whole.source and len(whole.source) > len(document.text)
+    filler = "Exhibit text without any value. " * 150_000  # about 5 MB each side of the note: a whole filing's worth
+    moved = extraction.model_copy(deep=True)
+    for value in value_fields(moved.note):
+        if value.amount.source is not None:
+            value.amount.source.start += len(filler)
+            value.amount.source.end += len(filler)
+    view = item_view(moved, filler + document.text + filler)
+    assert 2 * len(filler) > SOURCE_CHARS and len(view.source) < len(whole.source) + 4 * CONTEXT_CHARS + 1_000
+    marks = [int(start) for start in re.findall(r'<mark id="m(\d+)"', view.source)]
+    assert len(marks) == whole.source.count("<mark id=") > 50  # every value still marked ...
+    assert min(marks) >= len(filler)  # ... at its offset in the whole text
+    assert view.source.count("characters not shown") == 2
