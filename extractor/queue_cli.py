@@ -7,6 +7,8 @@ import ipaddress
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +24,7 @@ from extractor.queue.edits import apply_edits
 from extractor.queue.gold import export_gold
 from extractor.queue.reviewers import add_reviewer, reviewer_names
 from extractor.queue.settings import QueueSettings, resolve_queue_settings
-from extractor.queue.store import Item, ItemStatus, Queue, QueueError, clock_time
+from extractor.queue.store import Item, ItemStatus, Queue, QueueError, QueueFileError, clock_time
 from extractor.render import findings_table
 from extractor.validator import validate
 
@@ -51,9 +53,17 @@ def open_queue(settings: QueueSettings, must_exist: bool = True) -> Queue:
     if must_exist and not settings.path.exists():
         err.print(f"[red]error[/red]: no queue at {escape(str(settings.path))} yet: 'extractor run' and 'extractor extract --queue' create it")
         raise typer.Exit(code=2)
-    try:
+    with unusable_queue_file():
         return Queue(settings.path, lease_seconds=settings.claim_minutes * 60)
-    except QueueError as error:
+
+
+@contextmanager
+def unusable_queue_file() -> Iterator[None]:
+    """Exit 2 naming the file when the queue is damaged or not a queue, whether opening it or a query
+    deep into a command found out: no other command would fare better with it."""
+    try:
+        yield
+    except QueueFileError as error:
         err.print(f"[red]error[/red]: {escape(str(error))}")
         raise typer.Exit(code=2) from error
 
@@ -71,6 +81,7 @@ def _refused(error: QueueError) -> typer.Exit:
 
 
 @queue_app.command("list")
+@unusable_queue_file()
 def list_command(
     status: list[ItemStatus] = typer.Option([], help="Only items of this status (repeat for several)."),
     rule: str | None = typer.Option(None, help="Only items with a finding of this rule, e.g. rollforward.count."),
@@ -113,6 +124,7 @@ def _summary(item: Item, now: float) -> dict[str, object]:
 
 
 @queue_app.command("show")
+@unusable_queue_file()
 def show_command(
     item_id: int = typer.Argument(..., metavar="ID"),
     as_json: bool = typer.Option(False, "--json", help="The item with its extraction and audit log as JSON."),
@@ -151,6 +163,7 @@ def show_command(
 
 
 @queue_app.command("claim")
+@unusable_queue_file()
 def claim_command(
     item_id: int | None = typer.Argument(None, metavar="[ID]", help="The item; leave out with --next."),
     next_item: bool = typer.Option(False, "--next", help="Claim the next item waiting (validation errors first)."),
@@ -185,6 +198,7 @@ def claim_command(
 
 
 @queue_app.command("resolve")
+@unusable_queue_file()
 def resolve_command(
     item_id: int = typer.Argument(..., metavar="ID"),
     accept: bool = typer.Option(None, "--accept/--reject", help="Accept the (corrected) extraction, or reject it."),
@@ -233,6 +247,7 @@ def resolve_command(
 
 
 @queue_app.command("export-gold")
+@unusable_queue_file()
 def export_gold_command(
     suite: Path = typer.Argument(..., help="Suite folder to add to (created with its suite.toml when missing)."),
     item: list[int] = typer.Option([], help="Only these items (repeatable); default: every accepted item not yet in the suite."),
@@ -266,6 +281,7 @@ def export_gold_command(
 
 
 @queue_app.command("add-reviewer")
+@unusable_queue_file()
 def add_reviewer_command(
     name: str = typer.Argument(..., help="The name they sign in with."),
     password: bool = typer.Option(False, "--password", help="Prompt for a password (12+ characters) instead of generating a token."),
@@ -288,6 +304,7 @@ def add_reviewer_command(
         sys.stdout.write(made + "\n")
 
 
+@unusable_queue_file()
 def review_command(
     host: str = typer.Option("127.0.0.1", help="Address to listen on. Anything but loopback exposes the queue to the network over plain HTTP: put it behind TLS."),
     port: int = typer.Option(8000, min=1, max=65535),

@@ -46,6 +46,12 @@ class Conflict(QueueError):
     """Someone else holds the claim or saved a newer version: nothing was changed."""
 
 
+class QueueFileError(sqlite3.DatabaseError):
+    """The queue file is damaged or is not a queue; the message names it. Not a QueueError, which
+    refuses one operation, since no other operation would fare better; a DatabaseError, so what
+    stops on database errors (a bulk run's writer) stops on this one too."""
+
+
 @dataclass(frozen=True)
 class Change:
     """One field a reviewer changed: 'award_activity[0].rows[2].count.value' from before to after."""
@@ -166,32 +172,47 @@ BRIEF_COLUMNS = ("id, origin, document_id, document_ref, document_sha256, reason
 SYSTEM = "system"  # the reviewer name of entries no person made
 SHOWN_STATUS = "case when status = 'claimed' and lease_until <= ? then 'open' else status end"  # Item.shown_status in SQL
 PRIORITY = "reason != 'validation'"  # validation errors first, then QA samples
+APPLICATION_ID = 0x65787175  # b"exqu" in the file's header (PRAGMA application_id): this file is a correction queue
+UNMARKED_QUEUE = frozenset({"items", "item_rules", "audit", "reviewers", "sessions"})  # the tables of queues made before it
+FILE_FAULTS = {  # SQLite's primary error codes that are the file's fault, and what to say
+    sqlite3.SQLITE_CORRUPT: "is damaged ({error}): restore it from a backup, or move it aside to start an empty queue",
+    sqlite3.SQLITE_NOTADB: "is not a correction queue (it is not a SQLite database, or its first page is damaged)",
+    sqlite3.SQLITE_CANTOPEN: "cannot be opened ({error}): is it a folder, or unreadable?",
+    sqlite3.SQLITE_IOERR: "cannot be read or written ({error})",
+}
 
 
 class Queue:
-    """The queue in one SQLite file (created when missing)."""
+    """The queue in one SQLite file (created when missing; a file that is not a queue is refused untouched)."""
 
     def __init__(self, path: Path, lease_seconds: float = 1800.0, clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self.lease_seconds = lease_seconds
         self.clock = clock
+        existed = self.path.exists()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.connect() as db:
-                db.execute("pragma journal_mode=wal")
-                db.executescript(SCHEMA)
-        except (OSError, sqlite3.DatabaseError) as error:
-            raise QueueError(f"{self.path}: not a usable review queue ({error})") from error
+        except OSError as error:
+            raise QueueFileError(f"{self.path} cannot be made ({error})") from error
+        with self.connect() as db:
+            _make_queue(db, self.path, existed)
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.row_factory = sqlite3.Row
+        """A connection; a fault of the file itself, found at open or only deep in a query, is raised as
+        a QueueFileError naming the file, other database errors (a lock, a constraint) as they are."""
         try:
-            db.execute("pragma foreign_keys=on")
-            yield db
-        finally:
-            db.close()
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            try:
+                db.row_factory = sqlite3.Row
+                db.execute("pragma foreign_keys=on")
+                yield db
+            finally:
+                db.close()
+        except sqlite3.DatabaseError as error:
+            if (fault := _file_fault(self.path, error)) is None:
+                raise
+            raise fault from error
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -403,6 +424,37 @@ def origin(extraction: Extraction) -> str:
 
 def clock_time(moment: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(moment)) if moment else "-"
+
+
+def _make_queue(db: sqlite3.Connection, path: Path, existed: bool) -> None:
+    """A new file becomes a queue, and a queue made before the marker gets it; any other file that
+    was there already (another tool's database, an empty file) is refused before anything is written."""
+    if db.execute("pragma application_id").fetchone()[0] == APPLICATION_ID:
+        db.executescript(SCHEMA)  # tables added since the file was made
+    elif existed and not _tables(db) >= UNMARKED_QUEUE:
+        raise QueueFileError(f"{path} is not a correction queue (it looks like {_looks_like(db, path)}); it was left as it was")
+    else:  # the schema and the marker in one transaction: a file is never half a queue
+        db.executescript(f"begin immediate; {SCHEMA} pragma application_id = {APPLICATION_ID}; commit;")
+    db.execute("pragma journal_mode=wal")
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {name for (name,) in db.execute("select name from sqlite_master where type = 'table'") if not name.startswith("sqlite_")}
+
+
+def _looks_like(db: sqlite3.Connection, path: Path) -> str:
+    """What a file that is not a queue seems to be, for the refusal."""
+    tables = sorted(_tables(db))
+    if tables:
+        return "a SQLite database with tables " + ", ".join(tables[:8]) + (", ..." if len(tables) > 8 else "")
+    return "an empty file" if path.stat().st_size == 0 else "an empty SQLite database"
+
+
+def _file_fault(path: Path, error: sqlite3.DatabaseError) -> QueueFileError | None:
+    """The error as a fault of the file, named; None when the statement, not the file, failed."""
+    code = getattr(error, "sqlite_errorcode", 0) & 0xFF  # the primary code of an extended one
+    said = FILE_FAULTS.get(code)
+    return QueueFileError(f"{path} {said.format(error=error)}") if said else None
 
 
 def _item(row: sqlite3.Row) -> Item:
