@@ -36,7 +36,7 @@ from extractor.gold_cli import gold_app
 from extractor.local_model_cli import local_model_app
 from extractor.queue.feed import absolute_ref, content_key, entry_reason
 from extractor.queue.store import Queue
-from extractor.queue_cli import open_queue, queue_app, queue_settings, review_command
+from extractor.queue_cli import open_queue, queue_app, queue_settings, review_command, unusable_queue_file
 from extractor.run_cli import run_command
 from extractor.llm.client import EndpointError
 from extractor.llm.usage import Usage
@@ -143,7 +143,8 @@ def extract(
         extractions.append(extraction)
     _write(extractions, output_format, output)
     if review_queue is not None and review_settings is not None:
-        _enqueue(review_queue, extractions, review_settings.qa_rate)
+        with unusable_queue_file():  # damage SQLite finds only while adding items: exit 2 naming the file
+            _enqueue(review_queue, extractions, review_settings.qa_rate)
     failed = [e for e in extractions if e.validation and not e.validation.passed]
     for extraction in extractions:
         if extraction.validation and output_format is not OutputFormat.table:
