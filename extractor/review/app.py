@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
 from fastapi import FastAPI, Request
+from fastapi import Path as PathNumber
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import FormData
+from starlette.datastructures import FormData, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extractor.queue.documents import DocumentError, item_document
 from extractor.queue.edits import AWARD_TYPES, UNITS, EditError, apply_edits
@@ -45,6 +47,7 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
+ItemId = Annotated[int, PathNumber(ge=1, le=2**63 - 1)]  # SQLite's integers: a larger number is no item, not an OverflowError
 NOTICES = {
     "empty": "Nothing left to review: every item is resolved or claimed by someone else.",
     "claimed": "Claimed: you hold this item; edit, save, then accept or reject.",
@@ -69,6 +72,21 @@ class FailedSignIns:
         self._times.setdefault(name, []).append(time.monotonic())
 
 
+class SecurityHeaders:
+    """Adds the security headers to every response the app sends, refusals by outer layers included."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message).update(SECURITY_HEADERS)
+            await send(message)
+
+        await self.app(scope, receive, send_secured)
+
+
 class NotSignedIn(Exception):
     pass
 
@@ -84,11 +102,11 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES)
 
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
-        response.headers.update(SECURITY_HEADERS)
-        return response
+    app.add_middleware(SecurityHeaders)  # added last: the outermost layer, so its refusals are covered too
+
+    @app.exception_handler(Exception)  # Starlette answers these outside every middleware: the headers go on here
+    async def server_error(request: Request, _: Exception) -> Response:
+        return PlainTextResponse("server error: the server log has the details", status_code=500, headers=SECURITY_HEADERS)
 
     @app.exception_handler(NotSignedIn)
     async def to_sign_in(request: Request, _: NotSignedIn) -> Response:
@@ -99,7 +117,7 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def not_found(request: Request, _: RequestValidationError) -> Response:
-        return PlainTextResponse("not found: item numbers are whole numbers", status_code=404)
+        return PlainTextResponse("not found: item numbers are whole numbers from 1", status_code=404)
 
     @app.exception_handler(BadCsrf)
     async def csrf_refused(request: Request, _: BadCsrf) -> Response:
@@ -217,21 +235,21 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
         )  # fmt: skip
 
     @app.get("/items/{item_id}", response_class=HTMLResponse)
-    def show_item(request: Request, item_id: int) -> Response:
+    def show_item(request: Request, item_id: ItemId) -> Response:
         return item_page(request, current(request), item_id)
 
     @app.post("/items/{item_id}/claim")
-    async def claim(request: Request, item_id: int) -> Response:
+    async def claim(request: Request, item_id: ItemId) -> Response:
         who, _ = await posted(request)
         return await run_in_threadpool(_acted, lambda: queue.claim(item_id, who.reviewer), item_id, "claimed", request, who, item_page)
 
     @app.post("/items/{item_id}/release")
-    async def release(request: Request, item_id: int) -> Response:
+    async def release(request: Request, item_id: ItemId) -> Response:
         who, _ = await posted(request)
         return await run_in_threadpool(_acted, lambda: queue.release(item_id, who.reviewer), item_id, "released", request, who, item_page)
 
     @app.post("/items/{item_id}/save")
-    async def save(request: Request, item_id: int) -> Response:
+    async def save(request: Request, item_id: ItemId) -> Response:
         who, form = await posted(request)
         return await run_in_threadpool(save_form, request, who, form, item_id)
 
@@ -270,11 +288,11 @@ def create_app(queue: Queue, root: Path) -> FastAPI:
                                        item_id, action, request, who, item_page)  # fmt: skip
 
     @app.post("/items/{item_id}/accept")
-    async def accept(request: Request, item_id: int) -> Response:
+    async def accept(request: Request, item_id: ItemId) -> Response:
         return await resolve(request, item_id, True)
 
     @app.post("/items/{item_id}/reject")
-    async def reject(request: Request, item_id: int) -> Response:
+    async def reject(request: Request, item_id: ItemId) -> Response:
         return await resolve(request, item_id, False)
 
     return app
