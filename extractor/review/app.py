@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -22,6 +22,7 @@ from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, Red
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, MutableHeaders
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extractor.queue.documents import DocumentError, item_document
@@ -34,6 +35,7 @@ from extractor.validator import validate
 HERE = Path(__file__).parent
 COOKIE = "review_session"
 LOGIN_COOKIE = "review_login_csrf"
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")  # always answered: a rebound DNS name never arrives as one of these
 PUBLIC_ASSETS = {"review.css"}  # the sign-in page's stylesheet: no data in it
 ASSETS = {"review.css": "text/css", "review.js": "text/javascript"}
 LIST_LIMIT = 500
@@ -95,14 +97,16 @@ class BadCsrf(Exception):
     pass
 
 
-def create_app(queue: Queue, root: Path) -> FastAPI:
-    """The app over `queue`, reading documents from below `root` only."""
+def create_app(queue: Queue, root: Path, hosts: Sequence[str] = ()) -> FastAPI:
+    """The app over `queue`, reading documents from below `root` only, answering requests whose
+    Host header is a loopback name or one of `hosts` (any other gets 400: no page, no redirect)."""
     app = FastAPI(title="Review queue", docs_url=None, redoc_url=None, openapi_url=None)
     failures = FailedSignIns()
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES)
 
-    app.add_middleware(SecurityHeaders)  # added last: the outermost layer, so its refusals are covered too
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=[*LOCAL_HOSTS, *hosts], www_redirect=False)
+    app.add_middleware(SecurityHeaders)  # added last: the outermost layer, so the refusals above carry the headers too
 
     @app.exception_handler(Exception)  # Starlette answers these outside every middleware: the headers go on here
     async def server_error(request: Request, _: Exception) -> Response:
