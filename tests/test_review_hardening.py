@@ -7,6 +7,8 @@ one event loop, with a verifier that blocks until released and bodies that count
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
 from datetime import date
 
 import pytest
@@ -20,6 +22,7 @@ from extractor.llm.config import ConfigError
 from extractor.loaders import load
 from extractor.queue.edits import apply_edits
 from extractor.queue.settings import resolve_queue_settings
+from extractor.review import app as review
 from extractor.review.app import create_app
 from extractor.validator import validate
 from fixture_paths import ROOT, SEED_002
@@ -32,6 +35,38 @@ UNRECOGNIZED = "unrecognized_cost[0].amount"  # a fact outside any roll-forward:
 
 def secured(answer) -> bool:
     return all(name in answer.headers for name in HEADERS)
+
+
+def asgi_post(app, path: str, chunks: Iterable[bytes], headers: dict[str, str],
+              client: tuple[str, int] = ("203.0.113.7", 40000)) -> tuple[int, bytes, int]:  # fmt: skip
+    """POST straight to the ASGI app as a server would, handing it the body one chunk per receive():
+    the answer's status and body, and how many body bytes the app took."""
+    body, taken, answer = iter(chunks), 0, {"status": 0, "body": b""}
+
+    async def receive() -> dict:
+        nonlocal taken
+        chunk = next(body, None)
+        if chunk is None:
+            return {"type": "http.request", "body": b"", "more_body": False}
+        taken += len(chunk)
+        return {"type": "http.request", "body": chunk, "more_body": True}
+
+    async def send(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            answer["status"] = message["status"]
+        else:
+            answer["body"] += message.get("body", b"")
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "client": client,
+             "server": ("127.0.0.1", 8000), "headers": [(k.encode(), v.encode()) for k, v in {"host": "127.0.0.1:8000", **headers}.items()]}  # fmt: skip
+    asyncio.run(app(scope, receive, send))
+    return answer["status"], answer["body"], taken
+
+
+FORM = {"content-type": "application/x-www-form-urlencoded"}
+LOGIN = {**FORM, "cookie": "review_login_csrf=x"}  # the sign-in form's double-submit cookie, as the page sets it
+CHUNK = 16 * 1024
 
 
 # 16: no 500s from odd input, and every error page carries the security headers ----------------
@@ -96,10 +131,67 @@ def test_review_on_every_address_needs_the_host_names_it_serves(tmp_path, monkey
     env = {"EXTRACTOR_QUEUE": str(tmp_path / "queue.sqlite")}
     refused = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0"], env=env)
     assert refused.exit_code == 2 and "--allowed-host" in refused.output and not served
-    started = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0", "--allowed-host", "review.example.org"], env=env)
+    started = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0", "--allowed-host", "review.example.org", "--max-save-mb", "0.5"],
+                                 env=env)  # fmt: skip
     assert started.exit_code == 0, started.output
+    for length, status in ((2**19 + 1, 413), (2**19, 401)):  # 401: within the cap, and no session
+        assert asgi_post(served["app"], "/items/1/save", [b"x"], {**FORM, "content-length": str(length)})[0] == status
     client = TestClient(served["app"], base_url="http://review.example.org")
     assert client.get("/login").status_code == 200 and client.get("/login", headers={"host": "evil.example"}).status_code == 400
     assert TestClient(served["app"], base_url="http://localhost:8000").get("/login").status_code == 200
     with pytest.raises(ConfigError, match="name only"):
         resolve_queue_settings({"hosts": ["https://review.example.org:8443"]}, None, {})
+
+
+# 14: bodies are capped per route before anything parses them ----------------------------------
+
+
+def endless(field: bytes = b"name=") -> Iterable[bytes]:
+    """A form field that never ends (far longer than any cap, were it read to the end)."""
+    yield field
+    for _ in range(10_000):
+        yield b"a" * CHUNK
+
+
+def test_a_body_over_its_routes_cap_is_refused_without_being_read(setup):
+    queue, item_id, tokens, _ = setup
+    app = create_app(queue, ROOT, save_bytes=200_000)
+    status, text, taken = asgi_post(app, "/login", endless(), LOGIN)
+    assert status == 413 and review.FORM_BYTES < taken <= review.FORM_BYTES + CHUNK and b"too large" in text
+    declared = {**LOGIN, "content-length": str(review.FORM_BYTES + 1)}
+    assert asgi_post(app, "/login", endless(), declared)[::2] == (413, 0)  # said up front: not one byte read
+    client, csrf = signed_in(app, "alice", tokens["alice"])
+    session = {**FORM, "cookie": f"review_session={client.cookies['review_session']}"}
+    status, _, taken = asgi_post(app, f"/items/{item_id}/save", endless(f"csrf={csrf}&version=1&x.value=".encode()), session)
+    assert status == 413 and 200_000 < taken <= 200_000 + CHUNK
+    status, _, taken = asgi_post(app, f"/items/{item_id}/reject", endless(f"csrf={csrf}&reason=".encode()), session)
+    assert status == 413 and review.FORM_BYTES < taken <= review.FORM_BYTES + CHUNK
+    under = f"csrf={csrf}&version=1&{UNRECOGNIZED}.value=1".encode().ljust(199_000, b"&")  # a save under the cap is read and saved
+    assert asgi_post(app, f"/items/{item_id}/save", [under], session)[0] == 303 and queue.get(item_id).version == 2
+    assert asgi_post(app, "/login", [b"name=alice&secret=x&csrf=x"], FORM)[::2] == (403, 0)  # no sign-in cookie: refused unread
+
+
+def test_bodies_that_are_no_urlencoded_form_are_refused_unread(setup):
+    _, item_id, tokens, app = setup
+    client, csrf = signed_in(app, "alice", tokens["alice"])
+    session = f"review_session={client.cookies['review_session']}"
+    for kind in ("multipart/form-data; boundary=x", "application/json", "text/plain", ""):
+        for path, cookie in (("/login", "review_login_csrf=x"), (f"/items/{item_id}/save", session)):
+            assert asgi_post(app, path, endless(), {"content-type": kind, "cookie": cookie})[::2] == (415, 0)
+    answer = client.post(f"/items/{item_id}/save", files={"csrf": (None, csrf)})
+    assert answer.status_code == 415 and secured(answer) and "application/x-www-form-urlencoded" in answer.text
+
+
+def test_refused_field_names_are_not_echoed_unbounded(setup):
+    queue, item_id, tokens, app = setup
+    client, csrf = signed_in(app, "alice", tokens["alice"])
+    client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
+    one = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", "nowhere.value": "1"})
+    assert one.status_code == 422 and "nowhere.value: no such field" in one.text
+    names = {f"{letter * 20_000}.value": "1" for letter in "abcdefghijklmnopqrst"}  # 400 KB of names that are no field
+    many = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", **names})
+    assert many.status_code == 422 and "20 field names of over" in many.text and len(many.text) < len(one.text) + 200
+    value = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{UNRECOGNIZED}.value": "x" * 400_000})
+    assert value.status_code == 422 and "is not a number" not in value.text and "characters left out" in value.text
+    assert len(value.text) < len(one.text) + review.ERROR_CHARS + 200
+    assert queue.get(item_id).version == 1

@@ -8,6 +8,7 @@ root = "/data/filings"                  # documents are read from below this fol
 qa_rate = 0.02                          # share of passing extractions sampled for review
 claim_minutes = 30                      # a claim expires after this; then anyone may take it over
 hosts = ["review.example.org"]          # host names the review server answers besides localhost
+max_save_mb = 4                         # the largest edit form the review server reads
 ```
 """
 
@@ -33,6 +34,7 @@ class QueueSettings(BaseModel):
     qa_rate: float = Field(default=0.0, ge=0, le=1, description="Share of passing extractions sampled for QA review.")
     claim_minutes: float = Field(default=30.0, gt=0, description="How long a claim holds before others may take it over.")
     hosts: list[str] = Field(default_factory=list, description="Host names the review server answers besides localhost.")
+    max_save_mb: float = Field(default=4.0, gt=0, le=1024, description="The largest edit form the review server reads, in MiB.")
 
     @field_validator("hosts")
     @classmethod

@@ -6,6 +6,7 @@ forbid framing and any script or style not served from here.
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -21,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import FormData, MutableHeaders
+from starlette.datastructures import FormData, Headers, MutableHeaders
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -39,6 +40,12 @@ LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")  # always answered: a rebound 
 PUBLIC_ASSETS = {"review.css"}  # the sign-in page's stylesheet: no data in it
 ASSETS = {"review.css": "text/css", "review.js": "text/javascript"}
 LIST_LIMIT = 500
+FORM_TYPE = "application/x-www-form-urlencoded"  # what every form here sends: no route takes files or JSON
+FORM_BYTES = 64 * 1024  # sign-in, claim, accept or reject with a reason: a few hundred bytes
+SAVE_BYTES = 4 * 2**20  # the edit form's default cap; the longest note in the fixtures sends 65 KB
+SAVE_PATH = re.compile(r"/items/\d+/save")
+FIELD_NAME_CHARS = 200  # the longest field name of any form is under 80 characters
+ERROR_CHARS = 2000  # an error names what it refuses: a form of 500 KB field names must not make a page of megabytes
 MAX_FIELDS = 100_000  # the edit form sends five fields per value; a long note has hundreds of values
 FAILURE_LIMIT, FAILURE_WINDOW = 10, 600  # failed sign-ins per name per 10 minutes before refusing more
 SECURITY_HEADERS = {
@@ -89,6 +96,46 @@ class SecurityHeaders:
         await self.app(scope, receive, send_secured)
 
 
+class BodyTooLarge(Exception):
+    pass
+
+
+class BodyCap:
+    """Refuses a POST body that is not a urlencoded form (415) or is over its route's cap (413) before
+    anything parses it: the declared length first, then the bytes as they arrive, so a body that
+    never ends costs the cap and no more."""
+
+    def __init__(self, app: ASGIApp, save_bytes: int) -> None:
+        self.app = app
+        self.save_bytes = save_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        cap = self.save_bytes if SAVE_PATH.fullmatch(scope["path"]) else FORM_BYTES
+        headers = Headers(scope=scope)
+        if headers.get("content-type", "").partition(";")[0].strip().lower() != FORM_TYPE:
+            refusal = PlainTextResponse(f"refused: forms here are sent as {FORM_TYPE}", status_code=415)
+            return await refusal(scope, receive, send)
+        declared = headers.get("content-length", "0")
+        if not declared.isdigit() or int(declared) > cap:
+            return await _too_large(cap)(scope, receive, send)
+        taken = 0
+
+        async def capped() -> Message:
+            nonlocal taken
+            message = await receive()
+            taken += len(message.get("body", b""))
+            if taken > cap:
+                raise BodyTooLarge()
+            return message
+
+        try:
+            await self.app(scope, capped, send)
+        except BodyTooLarge:
+            await _too_large(cap)(scope, receive, send)
+
+
 class NotSignedIn(Exception):
     pass
 
@@ -97,14 +144,16 @@ class BadCsrf(Exception):
     pass
 
 
-def create_app(queue: Queue, root: Path, hosts: Sequence[str] = ()) -> FastAPI:
+def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: int = SAVE_BYTES) -> FastAPI:
     """The app over `queue`, reading documents from below `root` only, answering requests whose
-    Host header is a loopback name or one of `hosts` (any other gets 400: no page, no redirect)."""
+    Host header is a loopback name or one of `hosts` (any other gets 400: no page, no redirect),
+    and reading at most `save_bytes` of an edit form (FORM_BYTES of any other)."""
     app = FastAPI(title="Review queue", docs_url=None, redoc_url=None, openapi_url=None)
     failures = FailedSignIns()
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES)
 
+    app.add_middleware(BodyCap, save_bytes=save_bytes)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=[*LOCAL_HOSTS, *hosts], www_redirect=False)
     app.add_middleware(SecurityHeaders)  # added last: the outermost layer, so the refusals above carry the headers too
 
@@ -142,11 +191,13 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = ()) -> FastAPI:
             raise BadCsrf()
         return who, form
 
-    def page(request: Request, name: str, who: Session | None, status_code: int = 200, **context: Any) -> HTMLResponse:
+    def page(request: Request, name: str, who: Session | None, status_code: int = 200, error: str | None = None,
+             **context: Any) -> HTMLResponse:  # fmt: skip
         notice = NOTICES.get(request.query_params.get("notice", ""))
         if request.query_params.get("notice") == "saved":
             notice = _saved_notice(request.query_params)
-        base = {"reviewer": who.reviewer if who else None, "csrf": who.csrf if who else "", "notice": notice, "error": None}
+        base = {"reviewer": who.reviewer if who else None, "csrf": who.csrf if who else "", "notice": notice,
+                "error": _clipped(error) if error else None}  # fmt: skip
         return templates.TemplateResponse(request, name, base | context, status_code=status_code)
 
     @app.get("/login", response_class=HTMLResponse)
@@ -158,10 +209,12 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = ()) -> FastAPI:
 
     @app.post("/login")
     async def login(request: Request) -> Response:
-        form = await request.form()
         expected = request.cookies.get(LOGIN_COOKIE, "")
+        if not expected:  # a form posted from elsewhere: refused before its body is read
+            raise BadCsrf()
+        form = await request.form()
         token = str(form.get("csrf", ""))
-        if not expected or not secrets.compare_digest(token.encode(), expected.encode()):
+        if not secrets.compare_digest(token.encode(), expected.encode()):
             raise BadCsrf()
         name = str(form.get("name", "")).strip()
         if failures.too_many(name):
@@ -264,7 +317,7 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = ()) -> FastAPI:
             item = queue.get(item_id)
             version = _version(form)
             document = item_document(item, root)
-            fields = {name: str(value) for name, value in form.multi_items() if "." in name}
+            fields = _edit_fields(form)
             corrected, changes = apply_edits(item.extraction, fields)
             corrected.validation = validate(corrected, document)
             before = {f.id for f in item.extraction.validation.findings} if item.extraction.validation else set()
@@ -314,11 +367,31 @@ def _acted(action: Callable[[], Item], item_id: int, notice: str, request: Reque
     return RedirectResponse(f"/items/{item_id}?notice={notice}", status_code=303)
 
 
+def _edit_fields(form: FormData) -> dict[str, str]:
+    """The form's edits by field name; EditError, naming none of them, when some name is too long to be a field."""
+    fields = {name: str(value) for name, value in form.multi_items() if "." in name}
+    if too_long := sum(len(name) > FIELD_NAME_CHARS for name in fields):
+        raise EditError(f"{too_long} field names of over {FIELD_NAME_CHARS} characters: no field of this form has such a name")
+    return fields
+
+
 def _version(form: FormData) -> int:
     raw = str(form.get("version", ""))
     if not (raw.isascii() and raw.isdigit()):
         raise QueueError("the form has no version; reload the page")
     return int(raw)
+
+
+def _too_large(cap: int) -> Response:
+    hint = "" if cap == FORM_BYTES else " (max_save_mb in the queue settings raises it)"
+    return PlainTextResponse(f"refused: the form is too large: over {cap // 1024:,} KiB{hint}", status_code=413)
+
+
+def _clipped(text: str) -> str:
+    """At most ERROR_CHARS of a message: it may quote whatever a client sent."""
+    if len(text) <= ERROR_CHARS:
+        return text
+    return f"{text[:ERROR_CHARS]}… ({len(text) - ERROR_CHARS:,} more characters left out)"
 
 
 def _saved_notice(query: Any) -> str:
