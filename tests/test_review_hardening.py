@@ -8,6 +8,8 @@ one event loop, with a verifier that blocks until released and bodies that count
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Iterable
 from datetime import date
 
@@ -20,6 +22,7 @@ from extractor.backends import rules
 from extractor.cli import app as cli
 from extractor.llm.config import ConfigError
 from extractor.loaders import load
+from extractor.queue import reviewers
 from extractor.queue.edits import apply_edits
 from extractor.queue.settings import resolve_queue_settings
 from extractor.review import app as review
@@ -37,10 +40,15 @@ def secured(answer) -> bool:
     return all(name in answer.headers for name in HEADERS)
 
 
-def asgi_post(app, path: str, chunks: Iterable[bytes], headers: dict[str, str],
-              client: tuple[str, int] = ("203.0.113.7", 40000)) -> tuple[int, bytes, int]:  # fmt: skip
+def asgi_post(app, path: str, chunks: Iterable[bytes], headers: dict[str, str]) -> tuple[int, bytes, int]:
     """POST straight to the ASGI app as a server would, handing it the body one chunk per receive():
     the answer's status and body, and how many body bytes the app took."""
+    return asyncio.run(posting(app, path, chunks, headers))
+
+
+async def posting(app, path: str, chunks: Iterable[bytes], headers: dict[str, str],
+                  client: tuple[str, int] = ("203.0.113.7", 40000)) -> tuple[int, bytes, int]:  # fmt: skip
+    """asgi_post on the running event loop: many at once share one app, as under a real server."""
     body, taken, answer = iter(chunks), 0, {"status": 0, "body": b""}
 
     async def receive() -> dict:
@@ -60,7 +68,7 @@ def asgi_post(app, path: str, chunks: Iterable[bytes], headers: dict[str, str],
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
              "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "client": client,
              "server": ("127.0.0.1", 8000), "headers": [(k.encode(), v.encode()) for k, v in {"host": "127.0.0.1:8000", **headers}.items()]}  # fmt: skip
-    asyncio.run(app(scope, receive, send))
+    await app(scope, receive, send)
     return answer["status"], answer["body"], taken
 
 
@@ -195,3 +203,39 @@ def test_refused_field_names_are_not_echoed_unbounded(setup):
     assert value.status_code == 422 and "is not a number" not in value.text and "characters left out" in value.text
     assert len(value.text) < len(one.text) + review.ERROR_CHARS + 200
     assert queue.get(item_id).version == 1
+
+
+# 11: a sign-in attempt is counted before its secret is checked; few secrets are checked at once --
+
+
+def test_concurrent_wrong_sign_ins_check_no_more_secrets_than_the_limit(setup, monkeypatch):
+    _, _, _, app = setup
+    release, lock = threading.Event(), threading.Lock()
+    seen = {"checked": 0, "running": 0, "most": 0}
+
+    def held_scrypt(secret: str, stored: str) -> bool:
+        """A wrong secret whose check lasts until the test releases it: every attempt overlaps."""
+        with lock:
+            seen["checked"] += 1
+            seen["running"] += 1
+            seen["most"] = max(seen["most"], seen["running"])
+        release.wait(timeout=60)
+        with lock:
+            seen["running"] -= 1
+        return False
+
+    monkeypatch.setattr(reviewers, "secret_matches", held_scrypt)
+
+    async def forty_guesses() -> list[int]:
+        guesses = [asyncio.create_task(posting(app, "/login", [b"csrf=x&name=alice&secret=guess"], LOGIN)) for _ in range(40)]
+        settled = lambda: sum(g.done() for g in guesses) == 40 - review.FAILURE_LIMIT and seen["running"] == review.SCRYPT_SLOTS  # noqa: E731
+        deadline = time.monotonic() + 10  # reached only when the limits do not hold: the asserts below then fail
+        while not settled() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        release.set()
+        return [status for status, _, _ in await asyncio.gather(*guesses)]
+
+    statuses = asyncio.run(forty_guesses())
+    assert seen["checked"] == review.FAILURE_LIMIT  # the other 30 were refused before any scrypt ran
+    assert seen["most"] == review.SCRYPT_SLOTS  # and the checked ones waited their turn
+    assert sorted(statuses) == [401] * review.FAILURE_LIMIT + [429] * (40 - review.FAILURE_LIMIT)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi import Path as PathNumber
 from fastapi.exceptions import RequestValidationError
@@ -48,6 +49,7 @@ FIELD_NAME_CHARS = 200  # the longest field name of any form is under 80 charact
 ERROR_CHARS = 2000  # an error names what it refuses: a form of 500 KB field names must not make a page of megabytes
 MAX_FIELDS = 100_000  # the edit form sends five fields per value; a long note has hundreds of values
 FAILURE_LIMIT, FAILURE_WINDOW = 10, 600  # failed sign-ins per name per 10 minutes before refusing more
+SCRYPT_SLOTS = 2  # secrets checked at once: each scrypt takes 16 MiB and a core for tens of milliseconds
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -67,18 +69,34 @@ NOTICES = {
 
 
 class FailedSignIns:
-    """Failed sign-ins per name in this process: guessing a token is refused after a few tries."""
+    """Failed sign-ins per name in this process over the last FAILURE_WINDOW: guessing is refused
+    after a few tries. An attempt counts before its secret is checked (concurrent guesses cannot
+    all pass the check first) and is taken back when it signs in."""
 
     def __init__(self) -> None:
         self._times: dict[str, list[float]] = {}
 
-    def too_many(self, name: str) -> bool:
-        recent = [t for t in self._times.get(name, []) if t > time.monotonic() - FAILURE_WINDOW]
-        self._times[name] = recent
+    def too_many(self, key: str) -> bool:
+        recent = [t for t in self._times.pop(key, []) if t > time.monotonic() - FAILURE_WINDOW]
+        if recent:
+            self._times[key] = recent
         return len(recent) >= FAILURE_LIMIT
 
-    def add(self, name: str) -> None:
-        self._times.setdefault(name, []).append(time.monotonic())
+    def add(self, key: str) -> float:
+        """Count an attempt now; its time takes it back (`forget`)."""
+        if len(self._times) > 10_000:  # keys nobody tried for a while go; what is left is this window's attackers
+            for stale in [k for k, times in self._times.items() if times[-1] <= time.monotonic() - FAILURE_WINDOW]:
+                del self._times[stale]
+        stamp = time.monotonic()
+        self._times.setdefault(key, []).append(stamp)
+        return stamp
+
+    def forget(self, key: str, stamp: float) -> None:
+        times = self._times.get(key, [])
+        if stamp in times:
+            times.remove(stamp)
+        if not times:
+            self._times.pop(key, None)
 
 
 class SecurityHeaders:
@@ -150,6 +168,7 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
     and reading at most `save_bytes` of an edit form (FORM_BYTES of any other)."""
     app = FastAPI(title="Review queue", docs_url=None, redoc_url=None, openapi_url=None)
     failures = FailedSignIns()
+    scrypts = anyio.CapacityLimiter(SCRYPT_SLOTS)
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES)
 
@@ -219,15 +238,16 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         name = str(form.get("name", "")).strip()
         if failures.too_many(name):
             return PlainTextResponse(f"too many failed sign-ins for this name; try again in {FAILURE_WINDOW // 60} minutes", status_code=429)
+        attempt = failures.add(name)  # counted now, with nothing awaited since the check
         # scrypt takes tens of milliseconds on purpose: in a thread, so other reviewers' pages do not wait
-        cookie = await run_in_threadpool(sign_in, queue, name, str(form.get("secret", "")))
+        cookie = await anyio.to_thread.run_sync(sign_in, queue, name, str(form.get("secret", "")), limiter=scrypts)
         if cookie is None:
-            failures.add(name)
             fresh = secrets.token_urlsafe(32)
             response = page(request, "login.html", None, 401, login_csrf=fresh, next=_local(str(form.get("next", "/"))),
                             error="Unknown reviewer or wrong token/password.")  # fmt: skip
             response.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", max_age=3600)
             return response
+        failures.forget(name, attempt)
         response = RedirectResponse(_local(str(form.get("next", "/"))), status_code=303)
         response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", max_age=12 * 3600)
         response.delete_cookie(LOGIN_COOKIE)
