@@ -32,9 +32,9 @@ def setup(tmp_path):
     return queue, item_id, tokens, create_app(queue, ROOT)
 
 
-def signed_in(app, name: str, token: str) -> tuple[TestClient, str]:
-    """A client with a session, and the session's CSRF token."""
-    client = TestClient(app, base_url=SERVER, follow_redirects=False)
+def signed_in(app, name: str, token: str, address: str = "testclient") -> tuple[TestClient, str]:
+    """A client (at `address`) with a session, and the session's CSRF token."""
+    client = TestClient(app, base_url=SERVER, follow_redirects=False, client=(address, 50000))
     login = client.get("/login")
     answer = client.post("/login", data={"csrf": CSRF_RE.search(login.text).group(1), "name": name, "secret": token, "next": "/"})
     assert answer.status_code == 303 and answer.headers["location"] == "/"
@@ -201,7 +201,7 @@ def test_guessing_a_token_is_refused_after_ten_failures(setup):
     csrf = CSRF_RE.search(client.get("/login").text).group(1)
     refused = client.post("/login", data={"csrf": csrf, "name": "alice", "secret": tokens["alice"]})
     assert refused.status_code == 429 and "too many failed sign-ins" in refused.text
-    signed_in(app, "bob", tokens["bob"])  # other names are not held up
+    signed_in(app, "bob", tokens["bob"], "198.51.100.5")  # other names at other addresses are not held up
 
 
 def test_malformed_forms_get_clear_refusals_not_server_errors(setup):

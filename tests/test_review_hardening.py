@@ -24,12 +24,13 @@ from extractor.llm.config import ConfigError
 from extractor.loaders import load
 from extractor.queue import reviewers
 from extractor.queue.edits import apply_edits
+from extractor.queue.reviewers import add_reviewer
 from extractor.queue.settings import resolve_queue_settings
 from extractor.review import app as review
 from extractor.review.app import create_app
 from extractor.validator import validate
 from fixture_paths import ROOT, SEED_002
-from test_review_app import SERVER, setup, signed_in  # noqa: F401 - setup is a fixture
+from test_review_app import CSRF_RE, SERVER, setup, signed_in  # noqa: F401 - setup is a fixture
 
 HEADERS = ("content-security-policy", "x-frame-options", "x-content-type-options", "cache-control")
 WHOLE_CALENDAR = {"period.instant": "", "period.start": "0001-01-01", "period.end": "9999-12-31"}
@@ -239,3 +240,59 @@ def test_concurrent_wrong_sign_ins_check_no_more_secrets_than_the_limit(setup, m
     assert seen["checked"] == review.FAILURE_LIMIT  # the other 30 were refused before any scrypt ran
     assert seen["most"] == review.SCRYPT_SLOTS  # and the checked ones waited their turn
     assert sorted(statuses) == [401] * review.FAILURE_LIMIT + [429] * (40 - review.FAILURE_LIMIT)
+
+
+# 12: limits per name and per address; a locked-out name still takes its generated token ---------
+
+
+def sign_in_from(app, address: str, name: str, secret: str):
+    """One sign-in from a client at `address`, as its browser posts it."""
+    client = TestClient(app, base_url=SERVER, follow_redirects=False, client=(address, 50000))
+    csrf = CSRF_RE.search(client.get("/login").text).group(1)
+    return client.post("/login", data={"csrf": csrf, "name": name, "secret": secret})
+
+
+def lock_out(app, name: str) -> None:
+    """FAILURE_LIMIT wrong guesses at `name`, each from another address, as a botnet would."""
+    for n in range(review.FAILURE_LIMIT):
+        assert sign_in_from(app, f"203.0.113.{n}", name, "guess").status_code == 401
+
+
+def test_a_locked_out_reviewer_still_signs_in_with_their_generated_token(setup):
+    queue, _, _, app = setup
+    carol = add_reviewer(queue, "carol")  # a generated token: 192 random bits, no guess will find it
+    add_reviewer(queue, "dave", "correct horse battery staple")  # a password could be guessed
+    lock_out(app, "carol ")  # the same name as 'carol': spaces around a name are dropped at the door
+    refused = sign_in_from(app, "198.51.100.1", "carol", "another guess")
+    assert refused.status_code == 429 and "for this name" in refused.text and "generated token" in refused.text
+    assert sign_in_from(app, "198.51.100.1", "carol", carol).status_code == 303
+    lock_out(app, "dave")
+    right = sign_in_from(app, "198.51.100.2", "dave", "correct horse battery staple")
+    assert right.status_code == 429 and "for this name" in right.text  # no password is taken from a locked name, right or wrong
+    assert sign_in_from(app, "198.51.100.2", "dave", "wrong horse battery staple").status_code == 429
+
+
+def test_failed_sign_ins_are_limited_per_address_as_well_as_per_name(setup, monkeypatch):
+    _, _, tokens, app = setup
+    for n in range(review.FAILURE_LIMIT):  # one wrong guess each at ten names: no name is locked
+        assert sign_in_from(app, "203.0.113.99", f"nobody{n}", "guess").status_code == 401
+    checked = []
+    monkeypatch.setattr(reviewers, "secret_matches", lambda secret, stored: checked.append(stored) or False)
+    refused = sign_in_from(app, "203.0.113.99", "bob", tokens["bob"])
+    assert refused.status_code == 429 and "from your address" in refused.text and not checked  # refused before scrypt
+    monkeypatch.undo()
+    assert sign_in_from(app, "198.51.100.3", "bob", tokens["bob"]).status_code == 303
+
+
+def test_names_are_normalised_once_and_impossible_ones_cost_no_scrypt(setup, monkeypatch):
+    _, _, tokens, app = setup
+    checked = []
+    real = reviewers.secret_matches
+    monkeypatch.setattr(reviewers, "secret_matches", lambda secret, stored: checked.append(stored) or real(secret, stored))
+    client = TestClient(app, base_url=SERVER, follow_redirects=False)
+    csrf = CSRF_RE.search(client.get("/login").text).group(1)
+    assert client.post("/login", data={"csrf": csrf, "name": " alice ", "secret": tokens["alice"]}).status_code == 303
+    assert "signed in as <strong>alice</strong>" in client.get("/").text
+    for name in ("a" * 1000, "alice\x00", "al ice", "", "../alice", "alice\u200b"):
+        assert sign_in_from(app, "198.51.100.4", name, tokens["alice"]).status_code == 401
+    assert len(checked) == 1  # only the real name's secret was checked

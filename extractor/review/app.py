@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extractor.queue.documents import DocumentError, item_document
 from extractor.queue.edits import AWARD_TYPES, UNITS, EditError, apply_edits
-from extractor.queue.reviewers import Session, session, sign_in, sign_out
+from extractor.queue.reviewers import Session, session, sign_in, sign_in_name, sign_out
 from extractor.queue.store import Conflict, Item, ItemStatus, Queue, QueueError, clock_time
 from extractor.review.page import item_view
 from extractor.validator import validate
@@ -48,7 +48,7 @@ SAVE_PATH = re.compile(r"/items/\d+/save")
 FIELD_NAME_CHARS = 200  # the longest field name of any form is under 80 characters
 ERROR_CHARS = 2000  # an error names what it refuses: a form of 500 KB field names must not make a page of megabytes
 MAX_FIELDS = 100_000  # the edit form sends five fields per value; a long note has hundreds of values
-FAILURE_LIMIT, FAILURE_WINDOW = 10, 600  # failed sign-ins per name per 10 minutes before refusing more
+FAILURE_LIMIT, FAILURE_WINDOW = 10, 600  # failed sign-ins per name, and per client address, per 10 minutes
 SCRYPT_SLOTS = 2  # secrets checked at once: each scrypt takes 16 MiB and a core for tens of milliseconds
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -69,8 +69,8 @@ NOTICES = {
 
 
 class FailedSignIns:
-    """Failed sign-ins per name in this process over the last FAILURE_WINDOW: guessing is refused
-    after a few tries. An attempt counts before its secret is checked (concurrent guesses cannot
+    """Failed sign-ins per key (a name, or a client address) in this process over the last
+    FAILURE_WINDOW: guessing is refused after a few tries. An attempt counts before its secret is checked (concurrent guesses cannot
     all pass the check first) and is taken back when it signs in."""
 
     def __init__(self) -> None:
@@ -167,7 +167,7 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
     Host header is a loopback name or one of `hosts` (any other gets 400: no page, no redirect),
     and reading at most `save_bytes` of an edit form (FORM_BYTES of any other)."""
     app = FastAPI(title="Review queue", docs_url=None, redoc_url=None, openapi_url=None)
-    failures = FailedSignIns()
+    by_name, by_address = FailedSignIns(), FailedSignIns()
     scrypts = anyio.CapacityLimiter(SCRYPT_SLOTS)
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES)
@@ -235,19 +235,30 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         token = str(form.get("csrf", ""))
         if not secrets.compare_digest(token.encode(), expected.encode()):
             raise BadCsrf()
-        name = str(form.get("name", "")).strip()
-        if failures.too_many(name):
-            return PlainTextResponse(f"too many failed sign-ins for this name; try again in {FAILURE_WINDOW // 60} minutes", status_code=429)
-        attempt = failures.add(name)  # counted now, with nothing awaited since the check
-        # scrypt takes tens of milliseconds on purpose: in a thread, so other reviewers' pages do not wait
-        cookie = await anyio.to_thread.run_sync(sign_in, queue, name, str(form.get("secret", "")), limiter=scrypts)
+        name = sign_in_name(str(form.get("name", "")))
+        address = request.client.host if request.client else ""
+        if by_address.too_many(address):  # refused before any scrypt: what one client can make the server do
+            return PlainTextResponse(f"too many failed sign-ins from your address; try again in {FAILURE_WINDOW // 60} minutes",
+                                     status_code=429)  # fmt: skip
+        locked = name is not None and by_name.too_many(name)  # still checked: its generated token lets the reviewer in
+        attempts = [(by_address, address, by_address.add(address))]  # counted now, with nothing awaited since the checks
+        cookie = None
+        if name is not None:  # a name no reviewer can have costs no scrypt and is no key to count
+            attempts.append((by_name, name, by_name.add(name)))
+            # scrypt takes tens of milliseconds on purpose: in a thread, so other reviewers' pages do not wait
+            cookie = await anyio.to_thread.run_sync(sign_in, queue, name, str(form.get("secret", "")), locked, limiter=scrypts)
         if cookie is None:
+            if locked:
+                return PlainTextResponse(f"too many failed sign-ins for this name: for {FAILURE_WINDOW // 60} minutes only its "
+                                         "generated token signs in ('extractor queue add-reviewer NAME --replace' makes one)",
+                                         status_code=429)  # fmt: skip
             fresh = secrets.token_urlsafe(32)
             response = page(request, "login.html", None, 401, login_csrf=fresh, next=_local(str(form.get("next", "/"))),
                             error="Unknown reviewer or wrong token/password.")  # fmt: skip
             response.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", max_age=3600)
             return response
-        failures.forget(name, attempt)
+        for counts, key, stamp in attempts:
+            counts.forget(key, stamp)
         response = RedirectResponse(_local(str(form.get("next", "/"))), status_code=303)
         response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", max_age=12 * 3600)
         response.delete_cookie(LOGIN_COOKIE)
