@@ -30,6 +30,7 @@ from extractor.review import app as review
 from extractor.review.app import create_app
 from extractor.validator import validate
 from fixture_paths import ROOT, SEED_002
+from review_seed import RIGHT, WRONG_FIELD
 from test_review_app import CSRF_RE, SERVER, setup, signed_in  # noqa: F401 - setup is a fixture
 
 HEADERS = ("content-security-policy", "x-frame-options", "x-content-type-options", "cache-control")
@@ -296,3 +297,29 @@ def test_names_are_normalised_once_and_impossible_ones_cost_no_scrypt(setup, mon
     for name in ("a" * 1000, "alice\x00", "al ice", "", "../alice", "alice\u200b"):
         assert sign_in_from(app, "198.51.100.4", name, tokens["alice"]).status_code == 401
     assert len(checked) == 1  # only the real name's secret was checked
+
+
+# 15: a save's edits apply to the version it writes over ------------------------------------------
+
+
+def test_a_save_naming_a_version_it_never_saw_cannot_overwrite_a_newer_one(setup, monkeypatch):
+    queue, item_id, tokens, app = setup
+    client, csrf = signed_in(app, "alice", tokens["alice"])
+    client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
+    read = queue.get
+
+    def then_another_tab_saves(wanted: int):
+        """The save reads its snapshot (version 1); alice's other tab saves version 2 right after."""
+        snapshot = read(wanted)
+        monkeypatch.setattr(queue, "get", read)
+        fixed, changes = apply_edits(snapshot.extraction, {f"{WRONG_FIELD}.value": str(RIGHT)})
+        fixed.validation = validate(fixed, load(SEED_002))
+        queue.save(item_id, "alice", 1, fixed, changes)
+        return snapshot
+
+    monkeypatch.setattr(queue, "get", then_another_tab_saves)
+    form = {"csrf": csrf, "version": "2", f"{UNRECOGNIZED}.value": "1"}  # version 2: one this page never showed
+    answer = client.post(f"/items/{item_id}/save", data=form)
+    assert answer.status_code == 409 and "not the version 2 the form names; nothing was saved" in answer.text
+    stored = queue.get(item_id)
+    assert stored.version == 2 and stored.extraction.note.award_activity[2].rows[2].count.value == RIGHT  # the other tab's fix kept

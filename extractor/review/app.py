@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from extractor.queue.documents import DocumentError, item_document
 from extractor.queue.edits import AWARD_TYPES, UNITS, EditError, apply_edits
 from extractor.queue.reviewers import Session, session, sign_in, sign_in_name, sign_out
-from extractor.queue.store import Conflict, Item, ItemStatus, Queue, QueueError, clock_time
+from extractor.queue.store import Conflict, Item, ItemStatus, Queue, QueueError, check_version, clock_time
 from extractor.review.page import item_view
 from extractor.validator import validate
 
@@ -347,6 +347,7 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         try:
             item = queue.get(item_id)
             version = _version(form)
+            check_version(item, version)  # the edits go onto this copy: it must be the version the save writes over
             document = item_document(item, root)
             fields = _edit_fields(form)
             corrected, changes = apply_edits(item.extraction, fields)
