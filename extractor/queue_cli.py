@@ -293,6 +293,7 @@ def review_command(
     port: int = typer.Option(8000, min=1, max=65535),
     allowed_host: list[str] = typer.Option([], "--allowed-host", metavar="NAME", help="A host name reviewers' browsers use to reach the server, e.g. review.example.org (repeatable; default: hosts in extractor.toml's queue table). Requests naming any other Host get 400, which also defeats DNS rebinding. localhost and 127.0.0.1 are always answered, and so is --host when it is one address; needed with --host 0.0.0.0 or ::."),
     max_save_mb: float | None = typer.Option(None, min=0.001, max=1024, help="Refuse (413) an edit form larger than this many MiB before reading it (default: max_save_mb in extractor.toml's queue table, else 4). A note of 200 values sends about 65 KB; other forms are capped at 64 KiB."),
+    save_seconds: float | None = typer.Option(None, min=0.1, max=3600, help="Refuse (503, nothing saved) a save whose re-validation takes longer than this (default: save_seconds in extractor.toml's queue table, else 20). A long note takes tens of milliseconds; an overrunning check keeps one of two validation threads until it ends, so the server keeps answering."),
     root: RootOption = None,
     queue: QueueUrlOption = None,
     config: ConfigOption = None,
@@ -314,7 +315,7 @@ def review_command(
 
     from extractor.review.app import create_app
 
-    settings = queue_settings(queue, config, root, hosts=allowed_host or None, max_save_mb=max_save_mb)
+    settings = queue_settings(queue, config, root, hosts=allowed_host or None, max_save_mb=max_save_mb, save_seconds=save_seconds)
     hosts = _served_hosts(host, settings.hosts)
     store = open_queue(settings, must_exist=False)
     if not _loopback(host):
@@ -324,7 +325,7 @@ def review_command(
         err.print("[yellow]note[/yellow]: no reviewers yet: 'extractor queue add-reviewer NAME' creates one and prints their token")
     err.print(f"review queue {escape(str(store.path))}, documents from {escape(str(settings.root.resolve()))}")
     err.print(f"open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20)), host=host, port=port, log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning"))
+    uvicorn.run(create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20), settings.save_seconds), host=host, port=port, log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning"))
 
 
 def _served_hosts(host: str, named: list[str]) -> list[str]:

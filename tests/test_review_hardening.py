@@ -141,8 +141,8 @@ def test_review_on_every_address_needs_the_host_names_it_serves(tmp_path, monkey
     env = {"EXTRACTOR_QUEUE": str(tmp_path / "queue.sqlite")}
     refused = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0"], env=env)
     assert refused.exit_code == 2 and "--allowed-host" in refused.output and not served
-    started = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0", "--allowed-host", "review.example.org", "--max-save-mb", "0.5"],
-                                 env=env)  # fmt: skip
+    options = ["--allowed-host", "review.example.org", "--max-save-mb", "0.5", "--save-seconds", "5"]
+    started = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0", *options], env=env)
     assert started.exit_code == 0, started.output
     for length, status in ((2**19 + 1, 413), (2**19, 401)):  # 401: within the cap, and no session
         assert asgi_post(served["app"], "/items/1/save", [b"x"], {**FORM, "content-length": str(length)})[0] == status
@@ -323,3 +323,36 @@ def test_a_save_naming_a_version_it_never_saw_cannot_overwrite_a_newer_one(setup
     assert answer.status_code == 409 and "not the version 2 the form names; nothing was saved" in answer.text
     stored = queue.get(item_id)
     assert stored.version == 2 and stored.extraction.note.award_activity[2].rows[2].count.value == RIGHT  # the other tab's fix kept
+
+
+# 4: a save's re-validation is bounded in time -----------------------------------------------------
+
+
+def test_a_save_whose_validation_never_ends_is_refused_in_bounded_time(setup, monkeypatch):
+    queue, item_id, tokens, _ = setup
+    app = create_app(queue, ROOT, save_seconds=0.2)
+    client, csrf = signed_in(app, "alice", tokens["alice"])
+    client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
+    release, started, lock = threading.Event(), [], threading.Lock()
+
+    def endless(extraction, document):
+        """A validation that runs until the test ends it (a pathological note, a validator bug)."""
+        with lock:
+            started.append(extraction)
+        release.wait(timeout=60)
+        return validate(extraction, document)
+
+    monkeypatch.setattr(review, "validate", endless)
+    for n in range(review.VALIDATORS + 1):  # each save waits 0.2 s, then is refused; the server answers meanwhile
+        answer = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{UNRECOGNIZED}.value": str(n + 5)})
+        assert answer.status_code == 503 and "not saved" in answer.text and "0.2 seconds" in answer.text and secured(answer)
+        assert client.get("/").status_code == 200
+    assert len(started) == review.VALIDATORS  # overruns hold their threads: the last save never started one
+    release.set()
+    monkeypatch.undo()
+    for thread in threading.enumerate():
+        if thread.name == "review-validate":
+            thread.join(timeout=60)
+    assert queue.get(item_id).version == 1  # and none of them saved once it did end
+    saved = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{UNRECOGNIZED}.value": "7"})
+    assert saved.status_code == 303 and queue.get(item_id).version == 2  # the slots came back

@@ -9,6 +9,7 @@ qa_rate = 0.02                          # share of passing extractions sampled f
 claim_minutes = 30                      # a claim expires after this; then anyone may take it over
 hosts = ["review.example.org"]          # host names the review server answers besides localhost
 max_save_mb = 4                         # the largest edit form the review server reads
+save_seconds = 20                       # a save whose re-validation takes longer is refused, unsaved
 ```
 """
 
@@ -35,6 +36,7 @@ class QueueSettings(BaseModel):
     claim_minutes: float = Field(default=30.0, gt=0, description="How long a claim holds before others may take it over.")
     hosts: list[str] = Field(default_factory=list, description="Host names the review server answers besides localhost.")
     max_save_mb: float = Field(default=4.0, gt=0, le=1024, description="The largest edit form the review server reads, in MiB.")
+    save_seconds: float = Field(default=20.0, gt=0, le=3600, description="A save whose re-validation takes longer is refused, unsaved.")
 
     @field_validator("hosts")
     @classmethod

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import quote, urlencode
 
 import anyio
@@ -46,6 +48,8 @@ FORM_BYTES = 64 * 1024  # sign-in, claim, accept or reject with a reason: a few 
 SAVE_BYTES = 4 * 2**20  # the edit form's default cap; the longest note in the fixtures sends 65 KB
 SAVE_PATH = re.compile(r"/items/\d+/save")
 FIELD_NAME_CHARS = 200  # the longest field name of any form is under 80 characters
+SAVE_SECONDS = 20.0  # the default bound on a save's re-validation, which takes tens of milliseconds for a long note
+VALIDATORS = 2  # re-validations running at once, overrunning ones included
 ERROR_CHARS = 2000  # an error names what it refuses: a form of 500 KB field names must not make a page of megabytes
 MAX_FIELDS = 100_000  # the edit form sends five fields per value; a long note has hundreds of values
 FAILURE_LIMIT, FAILURE_WINDOW = 10, 600  # failed sign-ins per name, and per client address, per 10 minutes
@@ -154,6 +158,44 @@ class BodyCap:
             await _too_large(cap)(scope, receive, send)
 
 
+class TooSlow(Exception):
+    pass
+
+
+T = TypeVar("T")
+
+
+class Bounded:
+    """Runs a call in a thread of its own and waits at most `seconds` for it, a wait for a free
+    thread included. Python cannot stop a thread: a call that overruns runs on, but holds one of
+    VALIDATORS slots until it ends, so overruns cannot pile up; its thread is a daemon, so it does
+    not keep a stopped server from exiting."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._slots = threading.BoundedSemaphore(VALIDATORS)
+
+    def __call__(self, function: Callable[..., T], *args: Any) -> T:
+        until = time.monotonic() + self.seconds
+        if not self._slots.acquire(timeout=self.seconds):
+            raise TooSlow()
+        result: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                result.set_result(function(*args))
+            except BaseException as error:  # noqa: BLE001 - handed to the waiting request, which re-raises it
+                result.set_exception(error)
+            finally:
+                self._slots.release()
+
+        threading.Thread(target=run, name="review-validate", daemon=True).start()
+        try:
+            return result.result(timeout=max(0.0, until - time.monotonic()))
+        except TimeoutError:
+            raise TooSlow() from None
+
+
 class NotSignedIn(Exception):
     pass
 
@@ -162,13 +204,16 @@ class BadCsrf(Exception):
     pass
 
 
-def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: int = SAVE_BYTES) -> FastAPI:
+def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: int = SAVE_BYTES,
+               save_seconds: float = SAVE_SECONDS) -> FastAPI:  # fmt: skip
     """The app over `queue`, reading documents from below `root` only, answering requests whose
     Host header is a loopback name or one of `hosts` (any other gets 400: no page, no redirect),
-    and reading at most `save_bytes` of an edit form (FORM_BYTES of any other)."""
+    reading at most `save_bytes` of an edit form (FORM_BYTES of any other), and refusing a save
+    whose re-validation takes over `save_seconds`."""
     app = FastAPI(title="Review queue", docs_url=None, redoc_url=None, openapi_url=None)
     by_name, by_address = FailedSignIns(), FailedSignIns()
     scrypts = anyio.CapacityLimiter(SCRYPT_SLOTS)
+    validating = Bounded(save_seconds)
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES)
 
@@ -351,7 +396,7 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
             document = item_document(item, root)
             fields = _edit_fields(form)
             corrected, changes = apply_edits(item.extraction, fields)
-            corrected.validation = validate(corrected, document)
+            corrected.validation = validating(validate, corrected, document)
             before = {f.id for f in item.extraction.validation.findings} if item.extraction.validation else set()
             after = {f.id for f in corrected.validation.findings}
             queue.save(item_id, who.reviewer, version, corrected, changes)
@@ -361,6 +406,9 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
             return item_page(request, who, item_id, 409, str(conflict))
         except (EditError, QueueError) as problem:
             return item_page(request, who, item_id, 422, f"not saved: {problem}")
+        except TooSlow:
+            return item_page(request, who, item_id, 503, f"not saved: checking these corrections took over {save_seconds:g} seconds; "
+                             "try again, and report the item if it happens again")  # fmt: skip
         query = urlencode({"notice": "saved", "changed": len(changes), "resolved": len(before - after), "new": len(after - before)})
         return RedirectResponse(f"/items/{item_id}?{query}", status_code=303)
 
