@@ -21,6 +21,7 @@ from fixture_paths import ROOT, SEED_000
 from review_seed import RIGHT, WRONG, WRONG_FIELD, seed_rollforward_error
 
 CSRF_RE = re.compile(r'name="csrf" value="([^"]+)"')
+SERVER = "http://127.0.0.1:8000"  # the address `extractor review` serves by default
 
 
 @pytest.fixture
@@ -31,9 +32,9 @@ def setup(tmp_path):
     return queue, item_id, tokens, create_app(queue, ROOT)
 
 
-def signed_in(app, name: str, token: str) -> tuple[TestClient, str]:
-    """A client with a session, and the session's CSRF token."""
-    client = TestClient(app, follow_redirects=False)
+def signed_in(app, name: str, token: str, address: str = "testclient") -> tuple[TestClient, str]:
+    """A client (at `address`) with a session, and the session's CSRF token."""
+    client = TestClient(app, base_url=SERVER, follow_redirects=False, client=(address, 50000))
     login = client.get("/login")
     answer = client.post("/login", data={"csrf": CSRF_RE.search(login.text).group(1), "name": name, "secret": token, "next": "/"})
     assert answer.status_code == 303 and answer.headers["location"] == "/"
@@ -42,7 +43,7 @@ def signed_in(app, name: str, token: str) -> tuple[TestClient, str]:
 
 def test_every_route_but_sign_in_needs_a_session(setup):
     queue, item_id, _, app = setup
-    client = TestClient(app, follow_redirects=False)
+    client = TestClient(app, base_url=SERVER, follow_redirects=False)
     for path in ("/", f"/items/{item_id}", "/?status=open"):
         answer = client.get(path)
         assert answer.status_code == 303 and answer.headers["location"].startswith("/login?next=")
@@ -54,21 +55,21 @@ def test_every_route_but_sign_in_needs_a_session(setup):
     assert client.get("/static/review.css").status_code == 200  # the sign-in page's stylesheet
     assert client.get("/login").status_code == 200
     assert client.cookies.get("review_session") is None
-    forged = TestClient(app, follow_redirects=False, cookies={"review_session": "forged"})
+    forged = TestClient(app, base_url=SERVER, follow_redirects=False, cookies={"review_session": "forged"})
     assert forged.get("/").status_code == 303
     assert queue.get(item_id).version == 1 and queue.get(item_id).claimed_by is None
 
 
 def test_sign_in_refuses_wrong_secrets_and_forged_forms(setup):
     _, _, tokens, app = setup
-    client = TestClient(app, follow_redirects=False)
+    client = TestClient(app, base_url=SERVER, follow_redirects=False)
     csrf = CSRF_RE.search(client.get("/login").text).group(1)
     for name, secret in (("alice", tokens["bob"]), ("alice", ""), ("mallory", tokens["alice"])):
         answer = client.post("/login", data={"csrf": csrf, "name": name, "secret": secret})
         assert answer.status_code == 401 and "Unknown reviewer or wrong token/password" in answer.text
         csrf = CSRF_RE.search(answer.text).group(1)
     assert client.cookies.get("review_session") is None
-    fresh = TestClient(app, follow_redirects=False)  # no sign-in cookie: a form posted from another site
+    fresh = TestClient(app, base_url=SERVER, follow_redirects=False)  # no sign-in cookie: a form posted from another site
     assert fresh.post("/login", data={"csrf": csrf, "name": "alice", "secret": tokens["alice"]}).status_code == 403
     client.get("/login")
     outside = client.post("/login", data={"csrf": CSRF_RE.search(client.get("/login").text).group(1), "name": "alice",
@@ -193,14 +194,14 @@ def test_a_long_note_saves_with_its_whole_form(tmp_path):
 
 def test_guessing_a_token_is_refused_after_ten_failures(setup):
     _, _, tokens, app = setup
-    client = TestClient(app, follow_redirects=False)
+    client = TestClient(app, base_url=SERVER, follow_redirects=False)
     for _ in range(10):
         csrf = CSRF_RE.search(client.get("/login").text).group(1)
         assert client.post("/login", data={"csrf": csrf, "name": "alice", "secret": "guess"}).status_code == 401
     csrf = CSRF_RE.search(client.get("/login").text).group(1)
     refused = client.post("/login", data={"csrf": csrf, "name": "alice", "secret": tokens["alice"]})
     assert refused.status_code == 429 and "too many failed sign-ins" in refused.text
-    signed_in(app, "bob", tokens["bob"])  # other names are not held up
+    signed_in(app, "bob", tokens["bob"], "198.51.100.5")  # other names at other addresses are not held up
 
 
 def test_malformed_forms_get_clear_refusals_not_server_errors(setup):

@@ -1,8 +1,9 @@
 """Reviewer accounts and sign-in sessions, kept in the queue's database; secrets only as hashes.
 
 A reviewer signs in with a name and a secret: a token this module generates, or a password they
-chose. Secrets are stored as salted scrypt hashes; sessions as SHA-256 hashes of their cookie
-value, each with its own CSRF token, so a copied database lets no one in.
+chose. Secrets are stored as salted scrypt hashes, a token's marked as one (a name locked out by
+failed guesses still takes its token: 192 random bits cannot be guessed); sessions as SHA-256
+hashes of their cookie value, each with its own CSRF token, so a copied database lets no one in.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from extractor.queue.store import Queue, QueueError
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 SESSION_SECONDS = 12 * 3600
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+TOKEN_HASH = "scrypt-token"  # a generated token's hash; "scrypt" a password's (and any secret stored before the mark)
 
 
 @dataclass(frozen=True)
@@ -26,10 +28,10 @@ class Session:
     csrf: str
 
 
-def hash_secret(secret: str) -> str:
+def hash_secret(secret: str, token: bool = False) -> str:
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(secret.encode(), salt=salt, **SCRYPT)
-    return f"scrypt${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${salt.hex()}${digest.hex()}"
+    return f"{TOKEN_HASH if token else 'scrypt'}${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${salt.hex()}${digest.hex()}"
 
 
 def secret_matches(secret: str, stored: str) -> bool:
@@ -54,7 +56,7 @@ def add_reviewer(queue: Queue, name: str, password: str | None = None, replace: 
         if exists and not replace:
             raise QueueError(f"reviewer {name} exists already; --replace gives them a new secret")
         db.execute("insert or replace into reviewers (name, secret_hash, created) values (?, ?, ?)",
-                   (name, hash_secret(secret), queue.clock()))  # fmt: skip
+                   (name, hash_secret(secret, token=password is None), queue.clock()))  # fmt: skip
         db.execute("delete from sessions where reviewer = ?", (name,))  # a reset signs them out everywhere
     return secret
 
@@ -64,12 +66,20 @@ def reviewer_names(queue: Queue) -> list[str]:
         return [row[0] for row in db.execute("select name from reviewers order by name")]
 
 
-def sign_in(queue: Queue, name: str, secret: str) -> str | None:
-    """A new session's cookie value when the secret is right, else None (the same for an unknown name)."""
+def sign_in_name(typed: str) -> str | None:
+    """The name a sign-in form gives, spaces around it dropped; None when no reviewer can have it.
+    The one spelling both the lookup and the failure counts use."""
+    name = typed.strip()
+    return name if NAME_RE.fullmatch(name) else None
+
+
+def sign_in(queue: Queue, name: str, secret: str, token_only: bool = False) -> str | None:
+    """A new session's cookie value when the secret is right, else None (the same for an unknown name).
+    With `token_only` (the name is locked out by failed guesses) only a generated token signs in."""
     with queue.connect() as db:
         row = db.execute("select secret_hash from reviewers where name = ?", (name,)).fetchone()
     stored = row[0] if row else _UNKNOWN  # one scrypt run either way: timing does not tell names apart
-    if not secret_matches(secret, stored) or row is None:
+    if not secret_matches(secret, stored) or row is None or token_only and not stored.startswith(f"{TOKEN_HASH}$"):
         return None
     token = secrets.token_urlsafe(32)
     now = queue.clock()

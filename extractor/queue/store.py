@@ -404,16 +404,27 @@ class Queue:
     def _writable(self, db: sqlite3.Connection, item_id: int, reviewer: str, expected: int, now: float) -> Item:
         item = _get(db, item_id, self.path)
         _refuse_resolved(item)
-        if item.version != expected:
-            by = f" by {item.updated_by}" if item.updated_by else ""
-            raise Conflict(f"item {item_id} was changed{by} at {clock_time(item.updated)} (version {item.version}) after "
-                           f"you opened version {expected}; nothing was saved: reload to see the new version, then redo your changes")  # fmt: skip
+        check_version(item, expected)
         holder = item.holder(now)
         if holder is not None and holder != reviewer:
             raise Conflict(f"item {item_id} is claimed by {holder} until {clock_time(item.lease_until)}; nothing was saved")
         if holder is None:  # unclaimed, or a claim ran out: claimed now, in this transaction, and said so
             _audit_claim(db, item, reviewer, now)
         return item
+
+
+def check_version(item: Item, expected: int) -> None:
+    """Conflict unless `item` is at the version the reviewer opened. A save checks the copy it edits,
+    then again in its write transaction: equal versions mean equal extractions, so the edits apply
+    to exactly the version they replace."""
+    if item.version == expected:
+        return
+    if item.version < expected:
+        raise Conflict(f"item {item.id} is at version {item.version}, not the version {expected} the form names; "
+                       "nothing was saved: reload the page, then redo your changes")  # fmt: skip
+    by = f" by {item.updated_by}" if item.updated_by else ""
+    raise Conflict(f"item {item.id} was changed{by} at {clock_time(item.updated)} (version {item.version}) after "
+                   f"you opened version {expected}; nothing was saved: reload to see the new version, then redo your changes")  # fmt: skip
 
 
 def origin(extraction: Extraction) -> str:

@@ -52,7 +52,7 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
     ends = list(fiscal_year_ends or []) or [p[1].period.end_date for p in flows]
     starts = [p[1].period.start for p in flows if p[1].period.start]
     latest = max(ends, default=None)
-    earliest = date.fromordinal(min(starts).toordinal() - 2) if starts else None
+    earliest = date.fromordinal(max(1, min(starts).toordinal() - 2)) if starts else None  # a reviewer may type 0001-01-01
     for pair in facts:
         fact, where = pair[1], f"{concept_words(pair[1].concept)} ({award_label(pair[1].dims)})"
         period = fact.period
