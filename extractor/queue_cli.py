@@ -24,7 +24,7 @@ from extractor.queue.edits import apply_edits
 from extractor.queue.gold import export_gold
 from extractor.queue.reviewers import add_reviewer, reviewer_names
 from extractor.queue.settings import QueueSettings, resolve_queue_settings
-from extractor.queue.store import Item, ItemStatus, Queue, QueueError, QueueFileError, clock_time
+from extractor.queue.store import Item, ItemStatus, Queue, QueueError, QueueFileError, check_version, clock_time
 from extractor.render import findings_table
 from extractor.validator import validate
 
@@ -233,6 +233,7 @@ def resolve_command(
             if any(len(pair) != 2 for pair in pairs):
                 err.print("[red]error[/red]: --set takes FIELD=VALUE")
                 raise typer.Exit(code=2)
+            check_version(item, expected)  # the edits apply to this copy: it must be the version named
             corrected, changes = apply_edits(item.extraction, dict(pairs))  # type: ignore[arg-type]
             corrected.validation = validate(corrected, item_document(item, settings.root))
             item = store.save(item_id, reviewer, expected, corrected, changes)
