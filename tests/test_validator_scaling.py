@@ -19,11 +19,12 @@ import schemas.concepts
 from evals.benchmarks.validator_scaling import price_ranges_html, rollforward_html
 from extractor.backends import rules
 from extractor.loaders import load, load_text
-from extractor.validator import consistency, validate
+from extractor.validator import SourceText, consistency, grounding, validate, validate_facts
 from extractor.validator.arithmetic import total_groups
 from extractor.validator.consistency import conflict_groups
 from extractor.validator.factset import FactSet, Located
-from schemas.concepts import EXPENSE, P, iter_located_facts
+from extractor.validator.grounding import readback_exponent
+from schemas.concepts import EXPENSE, P, iter_facts, iter_located_facts
 from schemas.facts import Fact, printed_exponent, read_facts, values_agree
 from schemas.relations import SUMMABLE
 from schemas.values import Period, SourceSpan
@@ -111,6 +112,13 @@ def pairwise_totals(located: list[Located]) -> list[tuple[Located, list[Located]
     return out
 
 
+def linear_find(source: SourceText, fact: Fact) -> int | None:
+    for start, magnitude in source.numbers:
+        if readback_exponent(fact, magnitude) is not None:
+            return start
+    return None
+
+
 def assert_same_as_pairwise(printings: list[Located]) -> None:
     """Merged facts, conflicts, totals and every lookup the relations make agree with the pairwise code."""
     facts = FactSet(printings)
@@ -167,6 +175,19 @@ def test_generated_tables_merge_and_conflict_as_before() -> None:
     for html in (rollforward_html(120), price_ranges_html(120)):
         printings = list(iter_located_facts(rules.extract(load_text(html, path="t.htm", doc_id="t")).note))
         assert_same_as_pairwise(printings)
+
+
+@pytest.mark.parametrize("stem", sorted(p.name.removesuffix(".facts.jsonl") for p in GOLD.glob("*.facts.jsonl")))
+def test_a_value_without_a_span_is_looked_for_as_before(stem: str) -> None:
+    """Gold values, scaled, shifted and signed, looked for in their document: printed first at the same offset."""
+    source = SourceText.of(load(FIXTURES / f"{stem}.txt"))
+    found = []
+    for fact in read_facts(str(GOLD / f"{stem}.facts.jsonl")):
+        for value in (fact.value, fact.value * 1000, fact.value / 1000, fact.value / 100, fact.value + 1, -fact.value):
+            probe = fact.model_copy(update={"value": value, "source": None})
+            found.append(source.find(probe))
+            assert found[-1] == linear_find(source, probe), probe
+    assert None in found and len(set(found)) > 50
 
 
 # --- tricky sets, generated ----------------------------------------------------------------------
@@ -239,3 +260,21 @@ def test_comparisons_grow_with_the_printings_not_with_their_square(monkeypatch: 
     assert {f.rule for f in result.findings} >= {"consistency.conflict"}
     assert calls <= printings  # pairwise: 496,008
 
+
+def test_values_without_spans_are_looked_up_not_searched_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A facts file without spans (an LLM's answer) has each value looked up by magnitude, not read
+    back against every number the document prints."""
+    calls = 0
+
+    def counted(fact: Fact, printed: Decimal, months: bool | None = None) -> int | None:
+        nonlocal calls
+        calls += 1
+        return readback_exponent(fact, printed, months)
+
+    monkeypatch.setattr(grounding, "readback_exponent", counted)
+    document = load_text(rollforward_html(300), path="t.htm", doc_id="t")
+    facts = [fact.model_copy(update={"source": None}) for fact in iter_facts(rules.extract(document).note)]
+    result = validate_facts(facts, document)
+    missing = [f for f in result.findings if f.rule == "grounding.missing"]
+    assert len(missing) == len(facts) and all("is printed at offset" in f.message for f in missing)
+    assert calls <= len(facts)  # searched: one call per number before the value's first printing
