@@ -6,8 +6,10 @@ Every concept name the project writes is spelled here and nowhere else.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator
 from datetime import date
+from decimal import MAX_PREC, Context, Decimal
 
 from schemas.facts import Fact, printed_exponent, values_agree
 from schemas.stock_compensation import (
@@ -271,18 +273,72 @@ def merge_printings(printings: Iterable[tuple[str, Fact]]) -> list[tuple[str, Fa
     in another) becomes one fact: the most precise printing, else the first in the document.
     Disagreeing duplicates are all kept, for the validator to report.
     """
-    chosen: dict[tuple, list[tuple[str, Fact]]] = {}
+    chosen: dict[tuple, Printings] = {}
     for path, fact in printings:
-        group = chosen.setdefault(fact.key(), [])
-        index = next((i for i, (_, f) in enumerate(group) if values_agree(f, fact)), None)
+        group = chosen.setdefault(fact.key(), Printings())
+        index = group.first_agreeing(fact)
         if index is None:
-            group.append((path, fact))
+            group.add((path, fact))
             continue
-        twin = group[index][1]
+        twin = group.pairs[index][1]
         if _more_precise(fact, twin) or (not _more_precise(twin, fact) and _position(fact) < _position(twin)):
-            group[index] = (path, fact)
-    merged = [pair for group in chosen.values() for pair in group]
+            group.replace(index, (path, fact))
+    merged = [pair for group in chosen.values() for pair in group.pairs]
     return sorted(merged, key=lambda pair: _position(pair[1]))
+
+
+_EXACT = Context(prec=MAX_PREC)  # for window bounds: no rounding
+
+
+class Printings:
+    """Printings of one fact in the order they came, to find the first a new printing agrees with among its
+    neighbours in value instead of all of them: two printings agree only when their values lie within half
+    a unit of the coarser one's last digit. A long table whose rows all print one fact stays linear to check.
+    """
+
+    def __init__(self) -> None:
+        self.pairs: list[tuple[str | None, Fact]] = []
+        self._by_value: list[tuple[Decimal, int]] | None = None  # (value, index in pairs), sorted; built when asked
+        self._coarsest = 0  # the largest printed exponent among them, once built
+
+    def first_agreeing(self, fact: Fact) -> int | None:
+        """The index of the first printing whose value agrees with the fact's (values_agree), if any."""
+        if not self.pairs:
+            return None
+        if self._by_value is None:  # most facts are printed once: never built for them
+            self._by_value = sorted((f.value, i) for i, (_, f) in enumerate(self.pairs))
+            self._coarsest = max(printed_exponent(f) for _, f in self.pairs)
+        exponent = max(printed_exponent(fact), self._coarsest)
+        # a whole unit, plus a hair for values longer than the decimal context, which values_agree rounds
+        reach = _EXACT.add(Decimal(1).scaleb(exponent), abs(fact.value).scaleb(-20))
+        low = bisect_left(self._by_value, _EXACT.subtract(fact.value, reach), key=_value)
+        high = bisect_right(self._by_value, _EXACT.add(fact.value, reach), key=_value)
+        near = sorted(index for _, index in self._by_value[low:high])
+        return next((i for i in near if values_agree(self.pairs[i][1], fact)), None)
+
+    def add(self, pair: tuple[str | None, Fact]) -> None:
+        self.pairs.append(pair)
+        self._index(len(self.pairs) - 1)
+
+    def replace(self, index: int, pair: tuple[str | None, Fact]) -> None:
+        """Put a printing in another's place (a more precise twin), keeping its place in document order."""
+        if self._by_value is not None:
+            position = bisect_left(self._by_value, self.pairs[index][1].value, key=_value)
+            while self._by_value[position][1] != index:
+                position += 1
+            del self._by_value[position]
+        self.pairs[index] = pair
+        self._index(index)
+
+    def _index(self, index: int) -> None:
+        if self._by_value is not None:
+            fact = self.pairs[index][1]
+            insort(self._by_value, (fact.value, index))
+            self._coarsest = max(self._coarsest, printed_exponent(fact))
+
+
+def _value(entry: tuple[Decimal, int]) -> Decimal:
+    return entry[0]
 
 
 def _position(fact: Fact) -> int:

@@ -9,6 +9,7 @@ every cell's span in the text, which reads as the table did to a person and to t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -40,7 +41,7 @@ def _cell_text(element: etree._Element) -> str:
     """A cell's visible text on one line (its paragraphs and line breaks become spaces)."""
     parts: list[str] = []
 
-    def walk(node: etree._Element) -> None:
+    def walk(node: etree._Element) -> Iterator[etree._Element]:
         tag = node.tag.lower() if isinstance(node.tag, str) else ""
         if tag in SKIP_TAGS or _hidden(node) or not isinstance(node.tag, str):
             if node.tail:
@@ -50,15 +51,27 @@ def _cell_text(element: etree._Element) -> str:
             parts.append(" ")
         if node.text:
             parts.append(node.text)
-        for child in node:
-            walk(child)
+        yield from node
         if tag in BLOCK_TAGS:
             parts.append(" ")
         if node.tail and node is not element:
             parts.append(node.tail)
 
-    walk(element)
+    _depth_first(walk, element)
     return _CELL_SPACES.sub(" ", "".join(parts)).strip()
+
+
+def _depth_first(visit: Callable[[etree._Element], Iterator[etree._Element]], root: etree._Element) -> None:
+    """Run a recursive walk with a stack of its own: `visit` yields each child it would recurse into, where it
+    would. Old filings nest thousands of elements deep (a <font> per paragraph, never closed): deeper than
+    Python's call stack."""
+    stack = [visit(root)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        else:
+            stack.append(visit(child))
 
 
 @dataclass
@@ -192,30 +205,34 @@ class _Renderer:
         if self.lines and self.lines[-1] != "":
             self._emit("")
 
-    def render(self, element: etree._Element) -> None:
+    def render(self, root: etree._Element) -> None:
+        _depth_first(self._render, root)
+
+    def _render(self, element: etree._Element) -> Iterator[etree._Element]:
+        """Render one element; yields the children to render in their place (see _depth_first)."""
         tag = element.tag.lower() if isinstance(element.tag, str) else ""
         if tag in SKIP_TAGS or _hidden(element):
             self._tail(element)
             return
         if tag == "table":
             self.flush()
-            self._table(element)
+            yield from self._table(element)
         elif tag in BLOCK_TAGS or tag in CELL_TAGS:
             self.flush()
-            self._inline(element)
+            yield from self._inline(element)
             self.flush()
         elif tag == "br":
             self.flush()
         else:
-            self._inline(element)
+            yield from self._inline(element)
         self._tail(element)
 
-    def _table(self, table: etree._Element) -> None:
+    def _table(self, table: etree._Element) -> Iterator[etree._Element]:
         if any(True for _ in table.iterdescendants("table")):
             for cell in table.iter("td", "th"):  # a wrapper (an R page's note cell): its content reads as blocks
                 if next(cell.iterancestors("table"), None) is table:
                     self.flush()
-                    self._inline(cell)
+                    yield from self._inline(cell)
                     self.flush()
             return
         rows = table_grid(table)
@@ -244,12 +261,12 @@ class _Renderer:
         self.grids.append(grid)
         self._emit("")
 
-    def _inline(self, element: etree._Element) -> None:
+    def _inline(self, element: etree._Element) -> Iterator[etree._Element]:
         if element.text:
             self.buffer.append(element.text)
         for child in element:
             if isinstance(child.tag, str):
-                self.render(child)
+                yield child
             else:  # comments, processing instructions
                 self._tail(child)
 
@@ -262,10 +279,12 @@ def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[Ta
     """Render HTML (possibly truncated or malformed) to reader text, R-page metadata and table grids."""
     # lxml refuses str input that carries an encoding declaration (inline XBRL starts with one)
     markup = re.sub(r"^\s*<\?xml[^>]*\?>", "", markup, count=1)
+    parser = lxml.html.HTMLParser(huge_tree=True)  # else libxml2 stops at 256 levels of nesting, silently
     try:
-        root = lxml.html.document_fromstring(markup)
+        root = lxml.html.document_fromstring(markup, parser=parser)
     except (etree.ParserError, ValueError) as err:
         raise LoadError(path, f"the HTML could not be parsed ({err})") from err
+    _refuse_partial(path, parser.error_log)
     renderer = _Renderer()
     renderer.render(root)
     renderer.flush()
@@ -273,6 +292,24 @@ def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[Ta
         renderer.lines.pop()
     text = "\n".join(renderer.lines)
     return text, _rpage_metadata(root), renderer.grids
+
+
+def _refuse_partial(path: str, log: etree._ListErrorLog) -> None:
+    """Malformed HTML is read as browsers would, but a fatal parser error means the tree stops where it
+    struck: the document would be read only in part, so it is not read at all."""
+    fatal = next((error for error in log if error.level == etree.ErrorLevels.FATAL), None)
+    if fatal is None:
+        return
+    depth = _EXCESSIVE_DEPTH.search(fatal.message)
+    if depth:
+        raise LoadError(
+            path, f"the HTML is nested deeper than the parser's limit of {int(depth[1]):,} levels (line {fatal.line}); "
+            "it would be read only in part",
+        )
+    raise LoadError(path, f"the HTML parser stopped at line {fatal.line} ({fatal.message.strip()}); it would be read only in part")
+
+
+_EXCESSIVE_DEPTH = re.compile(r"Excessive depth in document: (\d+)")
 
 
 def _rpage_metadata(root: etree._Element) -> DocumentMetadata:

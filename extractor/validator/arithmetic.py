@@ -177,13 +177,7 @@ def total_groups(facts: FactSet) -> Iterator[tuple[Located, list[Located], str]]
             for key in split_keys:
                 if key in total[1].dims:
                     continue
-                parts = [
-                    p
-                    for p in facts.of(concept)
-                    if key in p[1].dims
-                    and {k: v for k, v in p[1].dims.items() if k != key} == total[1].dims
-                    and p[1].period.end_date == total[1].period.end_date
-                ]
+                parts = facts.parts(concept, key, total[1].dims, total[1].period.end_date)
                 if len(parts) >= 2:
                     yield total, parts, key
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from extractor.validator.factset import (
-    ONE_DAY,
     FactSet,
     Located,
     award_label,
+    dims_key,
     display_exponent,
     finding,
     grade,
@@ -21,8 +21,8 @@ from extractor.validator.factset import (
     year_label,
 )
 from extractor.validator.findings import Finding
-from schemas.concepts import concept_words
-from schemas.facts import Fact, values_agree
+from schemas.concepts import Printings, concept_words
+from schemas.facts import Fact
 from schemas.relations import (
     EXERCISE_PROCEEDS,
     OUTSTANDING_SPLIT,
@@ -36,28 +36,28 @@ def _where(fact: Fact) -> str:
     return f"'{fact.source.text}' at offset {fact.source.start}" if fact.source else "(no source)"
 
 
+def conflict_groups(facts: FactSet) -> list[list[Located]]:
+    """Facts of one concept and dims, their period ends within a day of the first one's (the spec's
+    matching rule), with values that disagree; found by key and by value, not by comparing all pairs."""
+    groups: list[Printings] = []
+    opened: dict[tuple, int] = {}  # (concept, dims, day of the first fact's period end) -> its group
+    for pair in facts:
+        fact = pair[1]
+        identity, day = (fact.concept, dims_key(fact.dims)), fact.period.end_date.toordinal()
+        near = [opened.get((*identity, d)) for d in (day - 1, day, day + 1)]
+        first = min((g for g in near if g is not None), default=None)
+        if first is None:
+            opened[(*identity, day)] = len(groups)
+            groups.append(Printings())
+            groups[-1].add(pair)
+        elif groups[first].first_agreeing(fact) is None:
+            groups[first].add(pair)
+    return [group.pairs for group in groups if len(group.pairs) >= 2]
+
+
 def check_conflicts(facts: FactSet) -> Iterator[Finding]:
     """The same fact (concept, period, dims) extracted twice with values that disagree."""
-    groups: list[list[Located]] = []
-    for pair in facts:  # same concept and dims, period ends within a day (the spec's matching rule)
-        fact = pair[1]
-        group = next(
-            (
-                g
-                for g in groups
-                if g[0][1].concept == fact.concept
-                and g[0][1].dims == fact.dims
-                and abs(g[0][1].period.end_date - fact.period.end_date) <= ONE_DAY
-            ),
-            None,
-        )
-        if group is None:
-            groups.append([pair])
-        elif not any(values_agree(other, fact) for _, other in group):
-            group.append(pair)
-    for pairs in groups:
-        if len(pairs) < 2:
-            continue
+    for pairs in conflict_groups(facts):
         first = pairs[0][1]
         values = "; ".join(f"{show(f.value)} from {_where(f)}" for _, f in pairs)
         # the tool's own names for numbers no concept holds (ext:, from a row label) can meet across tables

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal
 
 from extractor.numbers import tolerance
@@ -12,36 +12,58 @@ from schemas.concepts import merge_printings
 from schemas.facts import Fact, printed_exponent
 
 Located = tuple[str | None, Fact]
-ONE_DAY = timedelta(days=1)
 
 
 class FactSet:
-    """Facts merged to one per identity (disagreeing duplicates kept), with their schema paths."""
+    """Facts merged to one per identity (disagreeing duplicates kept), with their schema paths,
+    indexed by concept, dims and period end: each lookup a relation makes is one dict access."""
 
     def __init__(self, printings: Iterable[Located]) -> None:
         self.printings: list[Located] = list(printings)
         self.located: list[Located] = merge_printings(self.printings)  # type: ignore[arg-type]
         self._by_concept: dict[str, list[Located]] = {}
-        for pair in self.located:
-            self._by_concept.setdefault(pair[1].concept, []).append(pair)
+        self._by_dims: dict[tuple, list[Located]] = {}
+        self._first_on: dict[tuple, tuple[int, Located]] = {}  # (concept, dims, day, instant?) -> first fact
+        self._splits: dict[tuple[str, str], dict[tuple, list[Located]]] = {}
+        for rank, pair in enumerate(self.located):
+            fact = pair[1]
+            identity = (fact.concept, dims_key(fact.dims))
+            self._by_concept.setdefault(fact.concept, []).append(pair)
+            self._by_dims.setdefault(identity, []).append(pair)
+            day = (*identity, fact.period.end_date.toordinal(), fact.period.instant is not None)
+            self._first_on.setdefault(day, (rank, pair))
 
     def __iter__(self) -> Iterator[Located]:
         return iter(self.located)
 
     def of(self, concept: str, dims: dict[str, str] | None = None) -> list[Located]:
         """Facts of a concept, optionally with exactly these dims."""
-        pairs = self._by_concept.get(concept, [])
-        return pairs if dims is None else [p for p in pairs if p[1].dims == dims]
+        if dims is None:
+            return self._by_concept.get(concept, [])
+        return self._by_dims.get((concept, dims_key(dims)), [])
 
     def at(self, concept: str, dims: dict[str, str], end: date, instant: bool | None = None) -> Located | None:
         """The fact of a concept and dims whose period ends on `end` (±1 day), first in the document."""
-        for pair in self.of(concept, dims):
-            period = pair[1].period
-            if instant is not None and (period.instant is not None) != instant:
-                continue
-            if abs(period.end_date - end) <= ONE_DAY:
-                return pair
-        return None
+        identity, day = (concept, dims_key(dims)), end.toordinal()
+        kinds = (True, False) if instant is None else (instant,)
+        hits = [self._first_on.get((*identity, d, kind)) for d in (day - 1, day, day + 1) for kind in kinds]
+        return min((hit for hit in hits if hit is not None), default=(None, None))[1]  # the lowest rank
+
+    def parts(self, concept: str, key: str, dims: dict[str, str], end: date) -> list[Located]:
+        """Facts of a concept with these dims and one more, `key`, whose period ends on `end`: a split of a total."""
+        splits = self._splits.get((concept, key))
+        if splits is None:
+            splits = self._splits[(concept, key)] = {}
+            for pair in self.of(concept):
+                if key in pair[1].dims:
+                    rest = {k: v for k, v in pair[1].dims.items() if k != key}
+                    splits.setdefault((dims_key(rest), pair[1].period.end_date), []).append(pair)
+        return splits.get((dims_key(dims), end), [])
+
+
+def dims_key(dims: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """Dims as a dict key: equal dims give equal keys, whatever their order."""
+    return tuple(sorted(dims.items()))
 
 
 def half_unit(fact: Fact) -> Decimal:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 
 from extractor.document import Document
 from extractor.numbers import (
@@ -99,11 +100,20 @@ class SourceText:
         return StatedScale((0,), "no scale word after the number")
 
     def find(self, fact: Fact) -> int | None:
-        """Where some printed number reads back to the fact's value, if anywhere."""
-        for start, magnitude in self.numbers:
-            if readback_exponent(fact, magnitude) is not None:
-                return start
-        return None
+        """Where some printed number reads back to the fact's value, if anywhere (the first such number)."""
+        if fact.unit == "years":  # a term may be printed in months ('18 months' is 1.5): every number is tried
+            return next((start for start, printed in self.numbers if readback_exponent(fact, printed) is not None), None)
+        magnitude = abs(fact.value)
+        starts = [self._first_printed.get(magnitude.scaleb(-exponent)) for exponent in EXPONENTS[fact.unit]]
+        return min((start for start in starts if start is not None), default=None)
+
+    @cached_property
+    def _first_printed(self) -> dict[Decimal, int]:
+        """Each printed magnitude and where it is first printed: one lookup per scale, not a pass over the text per fact."""
+        first: dict[Decimal, int] = {}
+        for start, printed in self.numbers:
+            first.setdefault(printed, start)
+        return first
 
 
 def printed_magnitude(text: str) -> Decimal | None:
