@@ -23,7 +23,7 @@ from extractor.cli import app as cli
 from extractor.llm.config import ConfigError
 from extractor.loaders import load
 from extractor.queue import reviewers
-from extractor.queue.edits import apply_edits
+from extractor.queue.edits import apply_edits, value_fields
 from extractor.queue.reviewers import add_reviewer
 from extractor.queue.settings import resolve_queue_settings
 from extractor.review import app as review
@@ -356,3 +356,14 @@ def test_a_save_whose_validation_never_ends_is_refused_in_bounded_time(setup, mo
     assert queue.get(item_id).version == 1  # and none of them saved once it did end
     saved = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{UNRECOGNIZED}.value": "7"})
     assert saved.status_code == 303 and queue.get(item_id).version == 2  # the slots came back
+
+
+@pytest.mark.parametrize("period", [WHOLE_CALENDAR, {"period.start": "", "period.end": "", "period.instant": "0001-01-01"},
+                                    {"period.start": "", "period.end": "", "period.instant": "9999-12-31"}])  # fmt: skip
+def test_every_value_of_a_note_takes_a_period_at_the_ends_of_the_calendar_without_a_crash(period):
+    document = load(SEED_002)
+    extraction = rules.extract(document)
+    for value in value_fields(extraction.note):  # roll-forward rows, balances and facts outside any relation
+        corrected, _ = apply_edits(extraction, {f"{value.path}.{part}": given for part, given in period.items()})
+        findings = validate(corrected, document).findings
+        assert any(f.rule == "plausibility.dates" for f in findings), value.path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from itertools import combinations
 
@@ -88,7 +88,9 @@ def _opening_balance(
 ) -> Located | None:
     """The balance the year starts from: at the day before its start, else the latest one a month or more before its end."""
     if start is not None:
-        return facts.at(family.balance, dims, date.fromordinal(start.toordinal() - 1), instant=True)
+        if start == date.min:  # a period from the calendar's first day: no day before it holds a balance
+            return None
+        return facts.at(family.balance, dims, start - timedelta(days=1), instant=True)
     earlier = [
         p for p in facts.of(family.balance, dims) if p[1].period.instant and (end - p[1].period.instant).days > 27
     ]
