@@ -302,7 +302,7 @@ def test_a_folder_of_every_hostile_input_finishes_accounts_for_each_once_and_res
     expected = hostile_folder(tmp_path)
     locked, out = tmp_path / "in" / "odd" / "locked", tmp_path / "out"
     locked.chmod(0)
-    try:  # the bound: 4 minutes on 2 busy cores for 16 inputs (about 20 s when idle)
+    try:  # the bound: 4 minutes a run on 2 busy cores for 16 inputs (both runs take about 8 s when idle)
         first = run(str(tmp_path / "in"), "--out", str(out), prefix=prefix, timeout=240)
         outputs = {name: (out / name).read_bytes() for name in ("records.jsonl", "facts.csv")}
         failed = sorted((out / "failures.jsonl").read_text(encoding="utf-8").splitlines())
