@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import signal
 import sqlite3
@@ -112,6 +113,9 @@ def run_command(
             err.print(f"{reopened:,} documents that failed before will be tried again")
         sources, total = discover(inputs, skip=out), count(inputs, skip=out)
         llm_run = chosen is not BackendName.rules and batch_export is None
+    if not math.isfinite(doc_timeout):
+        err.print("[red]error[/red]: --doc-timeout takes a number of seconds (0: no limit)")
+        raise typer.Exit(code=2)
     step.doc_timeout = doc_timeout or None
     feed = _feed(out, config, qa_rate, manifest.recall("batch") if batch_import else None) if send_to_queue else None
     bulk = BulkRun(manifest, writer, step, workers, concurrency, max_bytes, feed=feed)

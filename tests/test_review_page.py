@@ -28,3 +28,22 @@ def test_a_very_long_source_is_shown_as_excerpts_around_every_marked_value() -> 
     assert len(marks) == whole.source.count("<mark id=") > 50  # every value still marked ...
     assert min(marks) >= len(filler)  # ... at its offset in the whole text
     assert view.source.count("characters not shown") == 2
+
+
+def test_a_very_long_source_without_marks_or_with_a_huge_mark_stays_small() -> None:
+    document = load(SEED_002)
+    extraction = rules.extract(document)
+    filler = "Exhibit text without any value. " * 150_000
+    unmarked = extraction.model_copy(deep=True)
+    for value in value_fields(unmarked.note):
+        value.amount.source = None
+    view = item_view(unmarked, filler)
+    assert CONTEXT_CHARS < len(view.source) < 2 * CONTEXT_CHARS and view.source.startswith("Exhibit text")  # its first lines
+    huge = extraction.model_copy(deep=True)
+    first = next(value for value in value_fields(huge.note) if value.amount.source is not None)
+    whole_text = first.amount.source.model_copy(update={"start": 0, "end": len(filler)})  # a span over the whole text
+    for value in value_fields(huge.note):
+        value.amount.source = None
+    first.amount.source = whole_text
+    view = item_view(huge, filler)
+    assert view.source.count("<mark id=") == 1 and len(view.source) < 4 * CONTEXT_CHARS + 1_000

@@ -27,6 +27,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from extractor.bulk.sources import MEMBER, ref_of
+
 
 class Status(str, Enum):
     pending = "pending"  # seen, not finished (in flight when the run stopped)
@@ -104,8 +106,22 @@ class Manifest:
             self.db.execute("pragma journal_mode=wal")
             self.db.execute("pragma synchronous=normal")
             self.db.executescript(_SCHEMA)
+            self._escape_old_refs()
         except sqlite3.DatabaseError as error:
             raise ManifestError(f"{path}: not a usable run manifest ({error})") from error
+
+    def _escape_old_refs(self) -> None:
+        """Refs stored before they were escaped (sources.ref_of) are rewritten once, so a resumed run
+        finds its inputs under the refs it lists now (a ':' or '\\' in a path reads differently)."""
+        if self.recall("refs") == "escaped":
+            return
+        with self._transaction():
+            for table in ("inputs", "documents"):
+                rows = self.db.execute(f"select rowid, ref from {table} where ref like '%:%' or ref like '%\\%'").fetchall()  # noqa: S608
+                for rowid, ref in rows:
+                    path, member = ref.split(MEMBER, 1) if MEMBER in ref else (ref, None)
+                    self.db.execute(f"update {table} set ref = ? where rowid = ?", (ref_of(path, member), rowid))  # noqa: S608
+            self._set_meta("refs", json.dumps("escaped"))
 
     def close(self) -> None:
         self.db.close()
@@ -117,10 +133,11 @@ class Manifest:
         self.db.execute("begin immediate")
         try:
             yield self.db
+            self.db.execute("commit")
         except BaseException:
-            self.db.execute("rollback")
+            if self.db.in_transaction:  # SQLite may have rolled back by itself (a full disk, an I/O error)
+                self.db.execute("rollback")
             raise
-        self.db.execute("commit")
 
     # settings ---------------------------------------------------------------------------------
 

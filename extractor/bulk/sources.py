@@ -76,8 +76,7 @@ def _is_below(path: str, folder: Path) -> bool:
 
 def ref_of(path: str, member: str | None = None) -> str:
     """The ref of a file, or of an archive's member: escaped so that it reads back to them alone."""
-    escaped = path.replace("\\", "\\\\").replace(":", "\\:")
-    escaped = escaped.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    escaped = printable(path.replace("\\", "\\\\").replace(":", "\\:"))
     return escaped if member is None else f"{escaped}{MEMBER}{member}"
 
 
@@ -105,11 +104,28 @@ def split_ref(ref: str) -> tuple[str, str | None]:
 
 def _matches(pattern: str) -> Iterator[Source]:
     matches = sorted(glob.iglob(pattern, recursive=True))
+    fixed = Path(*[part for part in itertools.takewhile(lambda part: not glob.has_magic(part), Path(pattern).parts)] or ["."])
+    yield from _unlisted(fixed, pattern)
     if not matches:
         yield Source(ref_of(pattern), printable(Path(pattern).name) or "input", problem="the pattern matches no file")
-    fixed = Path(*[part for part in itertools.takewhile(lambda part: not glob.has_magic(part), Path(pattern).parts)] or ["."])
     for match in matches:
         yield from _file_or_folder(Path(match), fixed)
+
+
+def _unlisted(fixed: Path, pattern: str) -> Iterator[Source]:
+    """Folders a pattern would look into but cannot list (glob skips them without a word): down to
+    the pattern's depth below its fixed part, or all the way for `**`."""
+    if not fixed.is_dir():
+        return
+    wild = Path(pattern).parts[len(fixed.parts) :]
+    depth = None if "**" in wild else len(wild) - 1
+    unreadable: list[OSError] = []
+    for root, dirs, _ in os.walk(fixed, onerror=unreadable.append):
+        if depth is not None and len(Path(root).relative_to(fixed).parts) >= depth:
+            dirs.clear()
+    for error in unreadable:
+        where = str(error.filename)
+        yield Source(ref_of(where), _relative(Path(where), fixed), problem=f"a folder that cannot be read ({error.strerror or error})")
 
 
 def _file_or_folder(path: Path, base: Path) -> Iterator[Source]:
@@ -210,19 +226,19 @@ def _walk(folder: Path) -> Iterator[Path | Source]:
     are not followed (no loops). A folder that cannot be listed is a Source with its problem."""
     unreadable: list[OSError] = []
     for root, dirs, files in os.walk(folder, onerror=unreadable.append):
-        yield from _unreadable_folders(unreadable)
+        yield from _unreadable_folders(unreadable, folder)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if not name.startswith("."):
                 yield Path(root) / name
-    yield from _unreadable_folders(unreadable)
+    yield from _unreadable_folders(unreadable, folder)
 
 
-def _unreadable_folders(errors: list[OSError]) -> Iterator[Source]:
-    while errors:
-        error = errors.pop(0)
+def _unreadable_folders(errors: list[OSError], base: Path) -> Iterator[Source]:
+    for error in errors:
         where = str(error.filename)
-        yield Source(ref_of(where), printable(Path(where).name), problem=f"a folder that cannot be read ({error.strerror or error})")
+        yield Source(ref_of(where), _relative(Path(where), base), problem=f"a folder that cannot be read ({error.strerror or error})")
+    errors.clear()
 
 
 @contextmanager
@@ -261,7 +277,7 @@ def _expand(path: Path, document_id: str) -> Iterator[Source]:
         with zipfile.ZipFile(path) as archive:
             members = [info for info in archive.infolist() if not info.is_dir()]
     except (zipfile.BadZipFile, OSError) as error:
-        yield Source(str(path), document_id, problem=f"a zip archive that cannot be opened ({error})")
+        yield Source(ref, document_id, problem=f"a zip archive that cannot be opened ({error})")
         return
     for info in sorted(members, key=lambda i: i.filename):
         name = PurePosixPath(info.filename.replace("\\", "/"))

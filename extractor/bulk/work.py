@@ -175,14 +175,17 @@ async def within_limit(job: Job, step: Step, handler: Callable[[Job, Step], Any]
     """The handler's outcome, or a failure naming the stage once `step.doc_timeout` has passed. Only
     work that waits (the LLM's requests) can be stopped this way; a worker busy computing is killed
     by the pool at the same deadline (workers.py)."""
+    assert step.doc_timeout is not None
     stage = ["load"]
     current_stage.set(stage)
     enter("load")
     try:
-        return await asyncio.wait_for(handler(job, step), step.doc_timeout)
+        async with asyncio.timeout(step.doc_timeout) as limit:
+            return await handler(job, step)
     except TimeoutError:
-        assert step.doc_timeout is not None
-        return failure(job, stage[0], overdue(step.doc_timeout))
+        if not limit.expired():  # the handler's own timeout, not this limit
+            raise
+        return failure(job, stage[0], overdue(step.doc_timeout), step.doc_timeout)
 
 
 def _export(loaded: Loaded, step: Step) -> Rendered:

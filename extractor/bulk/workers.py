@@ -88,7 +88,7 @@ class WorkerPool:
         await asyncio.gather(*(self._send(self._start(share, on_probation=True), None, retried=False) for share in self.shares))
 
     async def run(self, job: Job) -> Any:
-        pool = [worker_id for worker_id, worker in self._workers.items() if not worker.solo and not worker.closing]
+        pool = [worker_id for worker_id, worker in self._workers.items() if not (worker.solo or worker.closing or worker.overdue)]
         if not pool:
             raise RuntimeError(f"no worker process stays alive ({MAX_DEATHS_IN_A_ROW} died in a row); see the errors above")
         chosen = min(pool, key=lambda worker_id: len(self._held[worker_id]) / self._workers[worker_id].share)
@@ -138,7 +138,7 @@ class WorkerPool:
         job, future, _ = held
         assert job is not None and self.step.doc_timeout is not None
         stage = worker.stage.value.decode("ascii", "replace") or "extract"
-        future.set_result(failure(job, stage, overdue(self.step.doc_timeout)))
+        future.set_result(failure(job, stage, overdue(self.step.doc_timeout), self.step.doc_timeout))
         worker.overdue = True
         worker.process.kill()  # _ended replaces it and retries what else it held
 
@@ -269,7 +269,8 @@ async def _serve_async(step: Step, share: int, handler: Handler, jobs: Connectio
             if isinstance(job, str):
                 outcome: Any = "ready"
             else:
-                results.send((ticket, STARTED))
+                if step.doc_timeout is not None:
+                    results.send((ticket, STARTED))
                 try:
                     outcome = await (within_limit(job, step, handler) if step.doc_timeout is not None else handler(job, step))
                 except BaseException as error:  # noqa: BLE001 - a bug must fail its document, not hang the run

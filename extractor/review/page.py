@@ -133,17 +133,19 @@ def _highlight(text: str, fields: list[ValueField], marks: dict[tuple[int, int],
         parts.append(_between(text, at, start, len(text) > SOURCE_CHARS))
         css = "value flagged" if mark in flagged else "value"
         parts.append(f'<mark id="{mark}" class="{css}" data-paths="{escape(" ".join(paths.get(mark, [])))}">'
-                     f"{escape(text[start:end])}</mark>")  # fmt: skip
+                     f"{_between(text, start, end, len(text) > SOURCE_CHARS)}</mark>")  # fmt: skip
         at = end
     parts.append(_between(text, at, len(text), len(text) > SOURCE_CHARS))
     return Markup("".join(parts))
 
 
 def _between(text: str, start: int, end: int, excerpt: bool) -> str:
-    """The escaped text between two marks (or an end); in an excerpted source only its edges."""
+    """The escaped text from `start` to `end` (between two marks, or a mark's own); in an excerpted
+    source only its edges: the text before the first mark shows its end, the text after the last
+    its beginning, a source with no mark its first lines."""
     if not excerpt or end - start <= 2 * CONTEXT_CHARS:
         return escape(text[start:end])
-    head = CONTEXT_CHARS if start > 0 else 0
+    head = 0 if start == 0 and end < len(text) else CONTEXT_CHARS
     tail = CONTEXT_CHARS if end < len(text) else 0
     gap = f'<span class="elided">[… {end - start - head - tail:,} characters not shown: the document is too long to show whole …]</span>'
     return escape(text[start : start + head]) + gap + escape(text[end - tail : end])
