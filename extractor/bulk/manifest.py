@@ -117,10 +117,10 @@ class Manifest:
             return
         with self._transaction():
             for table in ("inputs", "documents"):
-                rows = self.db.execute(f"select rowid, ref from {table} where ref like '%:%' or ref like '%\\%'").fetchall()  # noqa: S608
+                rows = self.db.execute(f"select rowid, ref from {table} where ref like '%:%' or ref like '%\\%'").fetchall()
                 for rowid, ref in rows:
                     path, member = ref.split(MEMBER, 1) if MEMBER in ref else (ref, None)
-                    self.db.execute(f"update {table} set ref = ? where rowid = ?", (ref_of(path, member), rowid))  # noqa: S608
+                    self.db.execute(f"update {table} set ref = ? where rowid = ?", (ref_of(path, member), rowid))
             self._set_meta("refs", json.dumps("escaped"))
 
     def close(self) -> None:

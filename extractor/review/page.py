@@ -17,7 +17,6 @@ from extractor.queue.edits import ValueField, path_steps, value_fields
 from extractor.validator import Finding
 from schemas.concepts import concept_words
 
-
 SOURCE_CHARS = 1_000_000  # a longer source is shown as excerpts around its marked values
 CONTEXT_CHARS = 3_000  # text shown each side of a marked value in such a source
 
