@@ -88,6 +88,9 @@ def run_command(
       extractor run filings/ --out out/run
       extractor run 'edgar/**/*.txt' archive.zip --out out/llm --backend llm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-7B-Instruct --concurrency 32 --rpm 500
     """
+    if not math.isfinite(doc_timeout):  # before anything is opened: bad settings touch nothing
+        err.print("[red]error[/red]: --doc-timeout takes a number of seconds (0: no limit)")
+        raise typer.Exit(code=2)
     if batch_import is not None:
         if inputs:
             err.print("[red]error[/red]: --batch-import reads the documents its export listed: name no inputs, only --out")
@@ -113,9 +116,6 @@ def run_command(
             err.print(f"{reopened:,} documents that failed before will be tried again")
         sources, total = discover(inputs, skip=out), count(inputs, skip=out)
         llm_run = chosen is not BackendName.rules and batch_export is None
-    if not math.isfinite(doc_timeout):
-        err.print("[red]error[/red]: --doc-timeout takes a number of seconds (0: no limit)")
-        raise typer.Exit(code=2)
     step.doc_timeout = doc_timeout or None
     feed = _feed(out, config, qa_rate, manifest.recall("batch") if batch_import else None) if send_to_queue else None
     bulk = BulkRun(manifest, writer, step, workers, concurrency, max_bytes, feed=feed)

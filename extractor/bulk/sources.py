@@ -123,9 +123,7 @@ def _unlisted(fixed: Path, pattern: str) -> Iterator[Source]:
     for root, dirs, _ in os.walk(fixed, onerror=unreadable.append):
         if depth is not None and len(Path(root).relative_to(fixed).parts) >= depth:
             dirs.clear()
-    for error in unreadable:
-        where = str(error.filename)
-        yield Source(ref_of(where), _relative(Path(where), fixed), problem=f"a folder that cannot be read ({error.strerror or error})")
+    yield from _unreadable_folders(unreadable, fixed)
 
 
 def _file_or_folder(path: Path, base: Path) -> Iterator[Source]:

@@ -129,20 +129,20 @@ def _highlight(text: str, fields: list[ValueField], marks: dict[tuple[int, int],
     parts: list[str] = []
     at = 0
     for (start, end), mark in sorted(marks.items()):
-        parts.append(_between(text, at, start, len(text) > SOURCE_CHARS))
+        parts.append(_between(text, at, start))
         css = "value flagged" if mark in flagged else "value"
         parts.append(f'<mark id="{mark}" class="{css}" data-paths="{escape(" ".join(paths.get(mark, [])))}">'
-                     f"{_between(text, start, end, len(text) > SOURCE_CHARS)}</mark>")  # fmt: skip
+                     f"{_between(text, start, end)}</mark>")  # fmt: skip
         at = end
-    parts.append(_between(text, at, len(text), len(text) > SOURCE_CHARS))
+    parts.append(_between(text, at, len(text)))
     return Markup("".join(parts))
 
 
-def _between(text: str, start: int, end: int, excerpt: bool) -> str:
+def _between(text: str, start: int, end: int) -> str:
     """The escaped text from `start` to `end` (between two marks, or a mark's own); in an excerpted
     source only its edges: the text before the first mark shows its end, the text after the last
     its beginning, a source with no mark its first lines."""
-    if not excerpt or end - start <= 2 * CONTEXT_CHARS:
+    if len(text) <= SOURCE_CHARS or end - start <= 2 * CONTEXT_CHARS:
         return escape(text[start:end])
     head = 0 if start == 0 and end < len(text) else CONTEXT_CHARS
     tail = CONTEXT_CHARS if end < len(text) else 0
