@@ -23,6 +23,15 @@ class DocumentMetadata(BaseModel):
     source_name: str | None = Field(default=None, description="File name inside a submission, e.g. 'R19.htm'.")
 
 
+class NoteSpan(BaseModel):
+    """Where a whole filing's stock-compensation note lies in `Document.text`, and why it was taken."""
+
+    start: int
+    end: int
+    heading: str | None = Field(default=None, description="The note's heading as printed, e.g. 'Note 18. Share-Based Payments'.")
+    why: str = ""
+
+
 class Document(BaseModel):
     """Plain text as a reader sees it; every span in the pipeline is an offset into `text`."""
 
@@ -33,7 +42,10 @@ class Document(BaseModel):
     metadata: DocumentMetadata = Field(default_factory=DocumentMetadata)
     warnings: list[str] = Field(default_factory=list)
     grids: list[TableGrid] = Field(default_factory=list, description="HTML tables as drawn, with cell spans into `text`.")
-    _derived: dict[str, tuple[str, str, Any]] = PrivateAttr(default_factory=dict)
+    note: NoteSpan | None = Field(
+        default=None, description="A whole filing's stock-compensation note: the only part any backend reads. None: the document is the note."
+    )
+    _derived: dict[str, tuple[str, Any, Any]] = PrivateAttr(default_factory=dict)
 
     def derived(self, name: str, build: Any) -> Any:
         """`build(self)`, computed once per text and format (its tables, say, which every stage reads).
@@ -41,11 +53,23 @@ class Document(BaseModel):
         Kept with the text it was built from, so a copy with another text never sees a stale value.
         """
         kept = self._derived.get(name)
-        if kept is not None and kept[0] is self.text and kept[1] == self.format:
+        key = (self.format, self.span)
+        if kept is not None and kept[0] is self.text and kept[1] == key:
             return kept[2]
         value = build(self)
-        self._derived[name] = (self.text, self.format, value)
+        self._derived[name] = (self.text, key, value)
         return value
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """The part of `text` the backends read: the note of a whole filing, else all of it."""
+        return (self.note.start, self.note.end) if self.note else (0, len(self.text))
+
+    @property
+    def read_text(self) -> str:
+        """`text[span]`: what a search over 'the note' should scan (offsets in it are relative to span[0])."""
+        start, end = self.span
+        return self.text[start:end]
 
     @property
     def sha256(self) -> str:

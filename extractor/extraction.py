@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from extractor.document import NoteSpan
 from extractor.llm.usage import Usage
 from extractor.validator.findings import Validation
 from schemas.stock_compensation import StockCompensationNote
@@ -23,6 +24,9 @@ class Extraction(BaseModel):
     document_sha256: str
     note: StockCompensationNote
     provenance: Provenance
+    section: NoteSpan | None = Field(
+        default=None, description="The note read in a whole filing (heading, character range); None: the document is the note."
+    )
     tables_found: int = 0
     tables_unmapped: list[str] = Field(default_factory=list, description="Titles of tables no rule understood.")
     warnings: list[str] = Field(default_factory=list)

@@ -10,22 +10,43 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from extractor.document import Document
+from extractor.document import Document, LoadError, NoteSpan
 from extractor.loaders.edgar import STOCK_COMP_TITLE
 from extractor.tables import layout
 
 _MAX_HEADING = 120  # a heading is a short line; prose lines run longer
-# "NOTE 11 - STOCK-BASED COMPENSATION", "Note 12: Stock Compensation Plans", "Note 11" (title on the next line)
-_NOTE = re.compile(r"note\s*(\d{1,2})(?:[A-Z]\b)?\s*[-–—:.]?\s*(.*)", re.IGNORECASE)
-_DOT = re.compile(r"(\d{1,2})\.\s+([A-Za-z].*)")  # "11. Share-Based Compensation"
+# "Note 13. Stockholders' Equity", "NOTE 11 - STOCK-BASED COMPENSATION", "Note K – Stock Plans", "Note 11" (title on the next line)
+_NOTE = re.compile(r"note\s+(\d{1,2}|(?-i:[A-Z])(?![A-Za-z]))(?:[A-Z]\b)?\s*[-–—:.]?\s*(.*)", re.IGNORECASE)
+_DOT = re.compile(r"(\d{1,2})\.\s*([A-Za-z].*)")  # "11. Share-Based Compensation", "11.\xa0\xa0Share-Based ..."
 _PAREN = re.compile(r"\((\d{1,2})\)\s*([A-Za-z].*)")  # "(12) Stock-Based Compensation"
-_ITEM = re.compile(r"item\s+\d{1,2}[A-Z]?\b", re.IGNORECASE)  # "Item 8." ends any note before it
+_LETTER = re.compile(r"([A-Z])\.\s+([A-Za-z].*)")  # "K. Stock Compensation Plans" (only as part of an A, B, C... run)
+_ITEM = re.compile(r"item\s+(\d{1,2})[A-Z]?\b", re.IGNORECASE)  # "Item 8." ends any note before it
+_SIGNATURES = re.compile(r"signatures?|exhibit index", re.IGNORECASE)
 _KEYWORDS = re.compile(
     r"\b(?:options?|grant(?:s|ed)?|exercis(?:ed|able)|exercise price|vest(?:ed|ing)|nonvested|forfeit(?:ed|ures?)|"
     r"expired|restricted (?:stock|share)s?|(?:stock|share)[- ]based|fair value|intrinsic value|awards?|"
     r"RSUs?|PSUs?|volatility|Black[- ]Scholes)\b",
     re.IGNORECASE,
 )
+# What a note's title says of it: a stock-compensation note by name, or a note that often holds one (a combined
+# equity note, "Compensation Plans", "Employee Benefit Plans") which must then show it in its body.
+_NAMED = re.compile(
+    STOCK_COMP_TITLE.pattern + r"|share[- ]based payments?|equity[- ]based|equity (?:incentive|award)s?|stock awards?|"
+    r"long[- ]term incentive|employee stock (?:purchase|ownership)|stock purchase plan|(?:stock|share) (?:option|award)s?",
+    re.IGNORECASE,
+)
+_HOLDER = re.compile(
+    r"compensation|benefit plans?|(?:stock|share)holders[’']? equity|owners[’']? equity|\bequity\b|capital stock|"
+    r"common stock|share capital|capital",
+    re.IGNORECASE,
+)
+_MIN_NAMED_HITS = 5  # keyword hits a note named for stock compensation shows (a table-of-contents line shows none)
+_MIN_HOLDER_HITS = 15  # ... and a combined note must show: grants, vesting, fair values, not one passing mention
+_MIN_RUN = 3  # numbered headings in a row that make a document a whole filing (with no Items printed)
+
+
+class NoNoteFound(LoadError):
+    """A whole filing with no stock-compensation note: nothing to extract (never facts from other notes)."""
 
 
 @dataclass(frozen=True)
@@ -40,80 +61,150 @@ class Section:
 
 @dataclass(frozen=True)
 class _Heading:
-    start: int
-    style: str  # note, dot, paren (numbered notes), caps (an upper-case line), item
+    start: int  # the line's start
+    style: str  # note, dot, paren, letter (numbered notes), caps (an upper-case line), item
     number: int
     title: str
 
 
-def find_note(document: Document) -> Section:
-    """The stock-compensation note's span; the whole text when the document is already one section.
+def focus(document: Document) -> Document:
+    """The document as the backends should read it: a whole filing narrowed to its stock-compensation note.
 
-    Among headings whose title names stock compensation, the one whose body holds the most
-    keyword hits wins, so a table-of-contents line or the accounting-policies paragraph loses
-    to the note itself.
+    A document that is not a whole filing (a note, an R page) is returned as it is. A whole filing
+    without such a note raises NoNoteFound, naming what was looked for.
     """
+    section = find_note(document)
+    if section is None:
+        heads = _headings(document.text)
+        notes = sum(len(run) for run in _runs(heads) if len(run) >= _MIN_RUN)
+        raise NoNoteFound(
+            document.path,
+            f"no stock-compensation note found: a whole filing ({notes} note headings, "
+            f"{len({h.number for h in heads if h.style == 'item'})} items) with no note titled for stock-based "
+            "compensation, share-based payments or equity incentive plans, and no equity or compensation note "
+            "that discusses grants, vesting and fair values",
+        )
+    if (section.start, section.end) == (0, len(document.text)):
+        return document
+    note = NoteSpan(start=section.start, end=section.end, heading=section.title, why=section.why)
+    return document.model_copy(update={"note": note})
+
+
+def find_note(document: Document) -> Section | None:
+    """The stock-compensation note's span; the whole text when the document is not a whole filing; None
+    when it is one and no note qualifies.
+
+    A whole filing prints its notes as a numbered (or lettered) run of headings, or its Items. Among the
+    notes named for stock compensation, the one whose body holds the most keyword hits wins (a table-of-
+    contents line has no body); failing that, an equity or compensation note that shows many of them.
+    """
+    if document.note is not None:
+        return Section(document.note.start, document.note.end, document.note.heading, document.note.why)
     text = document.text
     heads = _headings(text)
-    comp = [i for i, h in enumerate(heads) if h.style != "item" and STOCK_COMP_TITLE.search(h.title)]
-    others = [h for h in heads if h.style == "item" or (h.style != "caps" and not STOCK_COMP_TITLE.search(h.title))]
-    if not others:
+    runs = _runs(heads)
+    items = {h.number for h in heads if h.style == "item"}
+    if not any(len(run) >= _MIN_RUN for run in runs) and len(items) < 2:
         return Section(0, len(text), document.metadata.title, "whole document (no other note headings)")
-    if not comp:
-        why = f"no stock-based compensation note heading among {len(others)} other headings: read the whole text"
-        return Section(0, len(text), document.metadata.title, why)
     hits = [m.start() for m in _KEYWORDS.finditer(text)]
-    scored: list[tuple[int, int, _Heading, int]] = []
-    for i in comp:
-        head, end = heads[i], _body_end(heads, i, len(text))
-        count = bisect_left(hits, end) - bisect_left(hits, head.start)
-        scored.append((count, end - head.start, head, end))
-    count, _, best, end = max(scored, key=lambda s: s[:2])
-    why = f"heading {best.title!r} ({count} keyword hits" + (f", best of {len(comp)} candidates)" if len(comp) > 1 else ")")
+    ends = [h.start for h in heads if h.style in ("item", "end")]
+    named: list[tuple[int, int, _Heading, int]] = []
+    holders: list[tuple[int, int, _Heading, int]] = []
+    for run in runs:
+        for i, head in enumerate(run):
+            end = run[i + 1].start if i + 1 < len(run) else _next(ends, head.start, len(text))
+            count = bisect_left(hits, end) - bisect_left(hits, head.start)
+            if _NAMED.search(head.title) and count >= _MIN_NAMED_HITS:
+                named.append((count, end - head.start, head, end))
+            elif _HOLDER.search(head.title) and count >= _MIN_HOLDER_HITS:
+                holders.append((count, end - head.start, head, end))
+    candidates = named or holders
+    if not candidates:
+        return None
+    count, _, best, end = max(candidates, key=lambda c: c[:2])
+    kind = "" if named else "a combined note, "
+    why = f"heading {best.title!r} ({kind}{count} keyword hits" + (f", best of {len(candidates)})" if len(candidates) > 1 else ")")
     return Section(best.start, end, best.title, why)
+
+
+def _next(positions: list[int], after: int, default: int) -> int:
+    i = bisect_right(positions, after)
+    return positions[i] if i < len(positions) else default
+
+
+def _runs(heads: list[_Heading]) -> list[list[_Heading]]:
+    """Runs of two or more note headings numbered 1, 2, 3... (or A, B, C...) in one style: the lists of notes.
+
+    A run may skip one number (a note left out of a 10-Q). Footnote markers restart at (1) under
+    every table and list items rarely reach three, so both stay out.
+    """
+    open_runs: dict[tuple[str, int], list[_Heading]] = {}
+    runs: list[list[_Heading]] = []
+    for head in heads:
+        if head.style not in ("note", "dot", "paren", "letter"):
+            continue
+        run = open_runs.pop((head.style, head.number - 1), None) or open_runs.pop((head.style, head.number - 2), None)
+        if run is None:
+            run = []
+            runs.append(run)
+        run.append(head)
+        open_runs[(head.style, head.number)] = run
+    return [run for run in runs if len(run) >= 2]
 
 
 def _headings(text: str) -> list[_Heading]:
     lines = text.split("\n")
     found: list[_Heading] = []
+    seen: dict[str, int] = {}
     offset = 0
     for i, line in enumerate(lines):
         stripped = line.strip()
         if stripped and len(stripped) < _MAX_HEADING:
             kind = _classify(stripped, lines[i + 1].strip() if i + 1 < len(lines) else "")
             if kind:
-                found.append(_Heading(offset + line.index(stripped[0]), *kind))
+                found.append(_Heading(offset, *kind))
+                if kind[0] == "item":
+                    key = " ".join(stripped.casefold().split())
+                    seen[key] = seen.get(key, 0) + 1
         offset += len(line) + 1
-    return found
+    # An Item line printed on every page ("ITEM 8. FINANCIAL STATEMENTS ... - NOTES TO ...") is a running header,
+    # not the start of the next Item: it ends nothing.
+    running = {key for key, count in seen.items() if count > 2}
+    return [h for h in found if h.style != "item" or " ".join(h.title.casefold().split()) not in running]
 
 
 def _classify(line: str, next_line: str) -> tuple[str, int, str] | None:
-    if _ITEM.match(line):
-        return "item", 0, line
-    for style, pattern in (("note", _NOTE), ("dot", _DOT), ("paren", _PAREN)):
+    item = _ITEM.match(line)
+    if item:
+        return "item", int(item.group(1)), line
+    if _SIGNATURES.fullmatch(line.rstrip(":")):
+        return "end", 0, line
+    for style, pattern in (("note", _NOTE), ("dot", _DOT), ("paren", _PAREN), ("letter", _LETTER)):
         match = pattern.fullmatch(line)
-        if match:
-            if match.group(2):
-                if line.endswith(".") and (style == "paren" or (style == "dot" and len(line.split()) > 6)):
-                    return None  # a footnote sentence ('(2) Based on the U.S. Treasury yield curve ...')
-                return style, int(match.group(1)), line
-            if next_line and len(next_line) < _MAX_HEADING and next_line[0].isalpha():
-                return style, int(match.group(1)), f"{line} {next_line}"  # HTML cells: "Note 11" / title
-            return None
+        if not match:
+            continue
+        label = match.group(1)
+        number = int(label) if label.isdigit() else ord(label.upper()) - ord("A") + 1
+        title = match.group(2)
+        if title:
+            if _not_a_title(title, style):
+                return None
+            return style, number, line
+        if style == "note" and next_line and len(next_line) < _MAX_HEADING and next_line[0].isalpha():
+            return style, number, f"{line} {next_line}"  # HTML cells: "Note 11" / title
+        return None
     if line.isupper() and re.search(r"[A-Z]{3}", line):
         return "caps", 0, line
     return None
 
 
-def _body_end(heads: list[_Heading], index: int, text_end: int) -> int:
-    """Up to the next note of the same numbering (footnote "(1)" inside note (12) is no end) or Item."""
-    head = heads[index]
-    for other in heads[index + 1 :]:
-        if head.style == "caps" or other.style == "item":
-            return other.start
-        if other.style == head.style and other.number >= head.number:
-            return other.start
-    return text_end
+def _not_a_title(title: str, style: str) -> bool:
+    """A sentence, a footnote or a table-of-contents entry rather than a note's title."""
+    if re.search(r"\t\s*\d+\s*$", title):  # "Stockholders' Equity\t112": a page number after a tab
+        return True
+    if title.endswith(".") and (style != "note" or len(title.split()) > 6):
+        return True  # '(2) Based on the U.S. Treasury yield curve ...', '1. Consolidated Financial Statements ...'
+    return len(title.split()) > 14
 
 
 def split(document: Document, section: Section, max_chars: int, overlap_chars: int) -> list[Section]:

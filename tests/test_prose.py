@@ -260,3 +260,27 @@ def test_the_lexicon_is_data_and_loads() -> None:
     targets = {c.target for c in cues}
     assert {"unrecognized_cost.amount", "unrecognized_cost.recognition_period", "plans.shares_available",
             "line_items.CommonStockCapitalSharesReservedForFutureIssuance", "expense"} <= targets
+
+
+def test_real_sentence_a_grant_date_dates_the_later_sentences_of_its_paragraph() -> None:
+    # ba-10q-2025q2 (fiscal year to December, quarter to June 2025): gold dates the fair value 2025-02-19, the
+    # grant date the paragraph's first sentence names, not the fiscal year the 10-Q is part of.
+    paragraph = ("On February 19, 2025, we granted 2,244,444 restricted stock units (RSU) to our executives as part of "
+                 "our long-term incentive program. The RSUs granted under this program have a grant date fair value of "
+                 "$184.53 per unit and will generally vest in three approximately equal installments.")
+    facts, _ = read(paragraph, date(2025, 12, 31))
+    [granted] = facts_of(facts, f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod")
+    [fair_value] = facts_of(facts, f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriodWeightedAverageGrantDateFairValue")
+    assert granted.period.end_date == fair_value.period.end_date == date(2025, 2, 19)
+    assert fair_value.value == Decimal("184.53") and fair_value.dims.get("award") == "rsu"
+
+
+def test_real_sentence_a_carried_date_stops_at_the_next_date_phrase() -> None:
+    # sam-10k-2013: the second sentence names its own years, so the January 1, 2014 grant date no longer applies.
+    paragraph = ("On January 1, 2014, the Company granted performance based options to purchase an aggregate of 7,090 "
+                 "shares of the Company's Class A Common Stock with a weighted average fair value of $110.40 per share. "
+                 "During fiscal 2013, 2012 and 2011, the Company granted 11,987, 16,375 and 17,687 shares, respectively, "
+                 "of restricted stock awards to certain senior managers and key employees.")
+    facts, _ = read(paragraph, date(2013, 12, 28))
+    grants = {(f.value, f.period.end_date) for f in facts_of(facts, f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod")}
+    assert (Decimal(11987), date(2013, 12, 28)) in grants and (Decimal(17687), date(2011, 12, 28)) in grants

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from extractor.document import Document
 from extractor.loaders import load, load_text
-from extractor.sections import Section, find_note, split
+from extractor.sections import NoNoteFound, Section, find_note, split
 from extractor.tables import layout
 
 from fixture_paths import EDGAR_KMX, HTML_000, HTML_002, SEED_000, SEED_002, TEXT_002
@@ -115,7 +115,7 @@ def test_find_note_in_a_whole_10k(style, seed):
     assert section.start == text.index(f"\n{note_11}\n") + 1
     assert section.end == text.index(f"\n{note_12}\n") + 1
     assert section.title == note_11.replace("\n", " ")
-    assert "keyword hits" in section.why and "best of" in section.why  # TOC, MD&A and Note 1 candidates lost
+    assert "keyword hits" in section.why  # the TOC line, MD&A and Note 1 lost
     assert body.strip() in text[section.start : section.end]
     assert text[section.start : section.end].rstrip().endswith(body.strip())
 
@@ -137,19 +137,20 @@ def test_last_note_ends_at_the_next_item():
 
 
 def test_footnote_markers_inside_the_note_do_not_end_it():
-    body = "Options granted and exercised are presented below:\n(1)\nMeasured using a lattice model.\n(2)\nBased on Treasury rates.\n"
-    text = "(11) Stock-Based Compensation\n" + body + "(12) Income Taxes\n" + FILLER
+    body = (
+        "Options granted and exercised are presented below:\n(1)\nMeasured using a lattice model.\n(2)\nBased on Treasury rates.\n"
+        "Stock options vest over four years; forfeited awards are reversed.\n"
+    )
+    text = "(11) Stock-Based Compensation\n" + body + "(12) Income Taxes\n" + FILLER + "(13) Leases\n" + FILLER
     section = find_note(load_text(text))
     assert (section.start, section.end) == (0, text.index("(12) Income Taxes"))
 
 
-def test_10k_without_a_stock_compensation_note_is_read_whole():
+def test_10k_without_a_stock_compensation_note_is_refused():
     text, _, _ = _ten_k(STYLES["NOTE 11 – CAPS"], FILLER * 3, stock_title="Employee Retirement Plans")
     text = text.replace("STOCK-BASED COMPENSATION\n", "ACCOUNTING FOR LEASES\n")
-    document = load_text(text)
-    section = find_note(document)
-    assert (section.start, section.end) == (0, len(text))
-    assert "no stock-based compensation note heading" in section.why and "whole document" not in section.why
+    with pytest.raises(NoNoteFound, match="10k.txt: no stock-compensation note found: a whole filing"):
+        load_text(text, path="10k.txt")
 
 
 @pytest.mark.parametrize("path", [SEED_000, SEED_002, HTML_000, HTML_002, EDGAR_KMX, TEXT_002], ids=lambda p: p.name)

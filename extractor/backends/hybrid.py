@@ -29,7 +29,7 @@ def gaps(extraction: Extraction, document: Document) -> tuple[frozenset[str], fr
     empty = frozenset(
         name
         for name in PARTS
-        if getattr(note, name) in (None, []) and re.search(PART_SIGNALS[name], document.text, re.IGNORECASE)
+        if getattr(note, name) in (None, []) and re.search(PART_SIGNALS[name], document.read_text, re.IGNORECASE)
     )
     validation = validate(extraction, document)
     wrong = frozenset(

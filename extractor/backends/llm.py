@@ -26,7 +26,7 @@ from extractor.llm.prompts import Prompt, load_prompt
 from extractor.llm.response_model import quoted_view, to_schema
 from extractor.llm.usage import Usage, charge, counting
 from extractor.periods import infer_fiscal_end
-from extractor.sections import Section, find_note, split
+from extractor.sections import NoNoteFound, Section, find_note, split
 from extractor.tables import layout
 from extractor.validator import validate
 from extractor.validator.grounding import SourceText
@@ -107,6 +107,8 @@ class LLMBackend:
         """One question per piece of the note with content (a part of the note, or one table or paragraph
         for prompts whose unit is 'block'), and the warnings about what was read."""
         section = find_note(document)
+        if section is None:
+            raise NoNoteFound(document.path, "no stock-compensation note found in this whole filing")
         pieces = self._pieces(document, section, only)
         warnings = list(document.warnings)
         unit = "block(s)" if self.prompt.unit == "block" else "part(s)"
@@ -114,7 +116,7 @@ class LLMBackend:
             warnings.append(f"read {section.why}, offsets {section.start}-{section.end}, in {len(pieces)} {unit}")
         elif "whole document" not in section.why:
             warnings.append(section.why)
-        fiscal_end = infer_fiscal_end(document.text, document.metadata.fiscal_period_end).isoformat()
+        fiscal_end = infer_fiscal_end(document.read_text, document.metadata.fiscal_period_end).isoformat()
         title = document.metadata.title or section.title or document.id
         asks = []
         for piece, content, response_model, parts in pieces:
@@ -145,7 +147,7 @@ class LLMBackend:
         tables, _ = layout(document)
         aligner = Aligner(document, tables)
         source = SourceText.of(document)  # the validator's view of the document, built once for every re-ask
-        fiscal_end = infer_fiscal_end(document.text, document.metadata.fiscal_period_end)
+        fiscal_end = infer_fiscal_end(document.read_text, document.metadata.fiscal_period_end)
         questions, warnings = self._questions(document, only)
         notes: list[StockCompensationNote] = []
         failed: list[str] = []
@@ -225,6 +227,7 @@ class LLMBackend:
             document_sha256=document.sha256,
             note=note,
             provenance=self._provenance(),
+            section=document.note,
             tables_found=tables,
             warnings=warnings,
             usage=usage,

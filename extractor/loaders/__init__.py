@@ -9,8 +9,9 @@ from extractor.document import Document, DocumentMetadata, LoadError
 from extractor.loaders.decode import decode_bytes
 from extractor.loaders.edgar import choose_document, is_submission, split_documents, submission_metadata
 from extractor.loaders.html import html_to_text, parse_header_date
+from extractor.sections import NoNoteFound, focus
 
-__all__ = ["load", "load_bytes", "load_text", "LoadError"]
+__all__ = ["load", "load_bytes", "load_text", "LoadError", "NoNoteFound"]
 
 _HTML_RE = re.compile(r"<(html|body|table|div|p|tr|td|span|font)\b", re.IGNORECASE)
 # "Label      1,234   $ 56.78": a label, two or more spaces, then a number.
@@ -39,16 +40,17 @@ def load_bytes(data: bytes, path: str, doc_id: str) -> Document:
 
 
 def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Document:
-    """Build a Document from already-decoded content."""
+    """Build a Document from already-decoded content; a whole filing comes narrowed to its stock-compensation
+    note (`Document.note`), or raises NoNoteFound when it has none."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if is_submission(text):
         return _load_submission(text, path, doc_id)
     if _HTML_RE.search(text[:20000]):
         rendered, meta, grids = html_to_text(path, text)
-        return _checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta, grids=grids))
+        return focus(_checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta, grids=grids)))
     fmt = "aligned-text" if len(_ALIGNED_ROW_RE.findall(text)) >= 3 else "rpage-text"
     meta = rpage_text_metadata(text) if fmt == "rpage-text" else DocumentMetadata()
-    return _checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=meta))
+    return focus(_checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=meta)))
 
 
 def rpage_text_metadata(text: str) -> DocumentMetadata:

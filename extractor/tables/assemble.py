@@ -73,7 +73,9 @@ def _layout(doc: Document) -> tuple[list[Table], list[tuple[int, int]]]:
     if doc.grids:  # HTML: tables from the DOM grid, prose is every other line
         from extractor.tables.from_grid import grid_tables
 
-        tables, prose = grid_tables(doc), _lines_outside(doc.text, [(g.start, g.end) for g in doc.grids])
+        lo, hi = doc.span
+        grids = [g for g in doc.grids if lo <= g.start < hi]
+        tables, prose = grid_tables(doc, grids), _lines_outside(doc.text, [(g.start, g.end) for g in grids], lo, hi)
     else:
         tokens = _tokens(doc)
         tables, prose = _assemble(_rows_and_breaks(tokens)), _prose_spans(tokens, doc.format.endswith("aligned-text"))
@@ -97,12 +99,12 @@ def _mark_percent(table: Table) -> None:
                 cell.numbers = [_with_percent(n) for n in cell.numbers]
 
 
-def _lines_outside(text: str, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Spans of the non-empty lines that lie outside every region (table grids)."""
+def _lines_outside(text: str, regions: list[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
+    """Spans of the non-empty lines of text[lo:hi] (lo at a line start) that lie outside every region (table grids)."""
     spans: list[tuple[int, int]] = []
-    offset = 0
+    offset = lo
     regions = sorted(regions)
-    for line in text.split("\n"):
+    for line in text[lo:hi].split("\n"):
         start, end = offset, offset + len(line)
         offset = end + 1
         if line.strip() and not any(a <= start < b for a, b in regions):
@@ -135,7 +137,9 @@ def _prose_spans(tokens: list[Token], aligned: bool) -> list[tuple[int, int]]:
 
 
 def _tokens(doc: Document) -> list[Token]:
-    return aligned_tokens(doc.text) if doc.format.endswith("aligned-text") else cell_per_line_tokens(doc.text)
+    lo, hi = doc.span
+    tokenize = aligned_tokens if doc.format.endswith("aligned-text") else cell_per_line_tokens
+    return tokenize(doc.text[lo:hi], lo)
 
 
 def _rows_and_breaks(tokens: list[Token]) -> list[Row | str]:

@@ -22,10 +22,10 @@ _SCALE_ONLY = re.compile(r"\(?(?:[\w ]{1,20} )?in (?:thousands|millions|billions
 _SCALE_NOTE = re.compile(r"\b(?:thousands|millions|billions)\b", re.I)
 
 
-def grid_tables(doc: Document) -> list[Table]:
-    """Every data table of an HTML document, from its grids."""
+def grid_tables(doc: Document, grids: list[TableGrid] | None = None) -> list[Table]:
+    """Every data table of an HTML document (or of these of its grids), from its grids."""
     tables: list[Table] = []
-    for grid in doc.grids:
+    for grid in doc.grids if grids is None else grids:
         tables.extend(_tables(doc.text, grid))
     return tables
 

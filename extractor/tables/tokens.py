@@ -100,10 +100,9 @@ def classify_chunk(text: str, start: int) -> Token:
     return Token(Kind.TEXT, text, start, end)
 
 
-def cell_per_line_tokens(text: str) -> list[Token]:
-    """R-page text and rendered HTML: each line is one cell."""
+def cell_per_line_tokens(text: str, offset: int = 0) -> list[Token]:
+    """R-page text and rendered HTML: each line is one cell (offsets start at `offset`: text is a slice)."""
     tokens: list[Token] = []
-    offset = 0
     for line in text.split("\n"):
         stripped = line.strip(" \t\u00a0")
         lead = len(line) - len(line.lstrip(" \t\u00a0"))
@@ -117,10 +116,9 @@ def cell_per_line_tokens(text: str) -> list[Token]:
     return _mark_footnotes(tokens)
 
 
-def aligned_tokens(text: str) -> list[Token]:
-    """Aligned plain text: split each line into chunks at runs of two or more spaces."""
+def aligned_tokens(text: str, offset: int = 0) -> list[Token]:
+    """Aligned plain text: split each line into chunks at runs of two or more spaces (offsets from `offset`)."""
     tokens: list[Token] = []
-    offset = 0
     for line in text.split("\n"):
         stripped = line.strip()
         if not stripped or _RULE_RE.match(stripped) or _PAGE_RE.match(stripped):

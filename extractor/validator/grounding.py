@@ -86,7 +86,8 @@ class SourceText:
                 for cell in row.cells:
                     for number in cell.numbers:
                         source.cell_scales[number.start] = stated
-        for match in NUMBER_RE.finditer(document.text):
+        lo, hi = document.span  # a whole filing's other notes ground nothing
+        for match in NUMBER_RE.finditer(document.text, lo, hi):
             source.numbers.append((match.start("digits"), Decimal(match.group("digits").replace(",", ""))))
         return source
 

@@ -20,12 +20,13 @@ def extract(doc: Document) -> Extraction:
     tables, paragraphs = layout(doc)
     tables = [years_as_columns(table) for table in tables]
     columns = [c for t in tables for c in t.columns]
+    note_text = doc.read_text  # a whole filing's note: nothing else in the filing is read
     frame = fiscal_frame(
-        doc.text, doc.metadata.fiscal_period_end,
+        note_text, doc.metadata.fiscal_period_end,
         header_ends=[c.end for c in columns if c.end],
         header_month_days=[c.month_day for c in columns if c.month_day and (c.months or 12) == 12],
     )
-    fiscal_end = frame.latest or latest_printed_date(doc.text)
+    fiscal_end = frame.latest or latest_printed_date(note_text)
     calendar = frame.calendar
     note = StockCompensationNote()
     mapper = TableMapper(note, calendar, fiscal_end)
@@ -34,7 +35,7 @@ def extract(doc: Document) -> Extraction:
     leftovers = LeftoverMapper(mapper)
     for table in tables:
         leftovers.map(table, consumed)
-    usd_scale = implied_usd_scale(note, doc.text)
+    usd_scale = implied_usd_scale(note, note_text)
     prose_text = doc.text.replace("\n", " ").replace("\u00a0", " ")  # same length: offsets hold
     extract_prose(note, prose_text, paragraphs, calendar, fiscal_end, usd_scale)
     apply_usd_scale(note, usd_scale, doc.text)
@@ -53,6 +54,7 @@ def extract(doc: Document) -> Extraction:
         document_sha256=doc.sha256,
         note=note,
         provenance=Provenance(backend="rules", code_version=__version__),
+        section=doc.note,
         tables_found=len(tables),
         tables_unmapped=unmapped,
         warnings=warnings,

@@ -108,6 +108,9 @@ class _State:
     last_unrecognized: UnrecognizedCost | None = None
     last_paragraph: int = -1
     usd_scale: int = 0
+    # The one day or month an earlier sentence of the paragraph named ("On February 19, 2025, we granted …"):
+    # the date of a later flow that names none ("The fair value of the options granted was $79.53").
+    paragraph_when: Span | None = None
 
 
 def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
@@ -233,8 +236,12 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
     cues = cues or load_cues()
     text = sentence.text
     if sentence.paragraph != state.last_paragraph:
-        state.last_unrecognized, state.last_paragraph = None, sentence.paragraph
+        state.last_unrecognized, state.last_paragraph, state.paragraph_when = None, sentence.paragraph, None
     phrases = find_phrases(text, state.calendar)
+    carried = state.paragraph_when if not phrases else None
+    if phrases:
+        single = len(phrases) == 1 and len(phrases[0].periods) == 1 and phrases[0].kind in ("day_list", "month")
+        state.paragraph_when = phrases[0].periods[0] if single else None
     inside = [(p.start, p.end) for p in phrases]
     numbers = [n for n in find_numbers(text) if not any(s <= n.start < e for s, e in inside)]
     respectively = bool(re.search(r"\brespectively\b", text, re.I))
@@ -270,6 +277,8 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
             continue
         previous = (cue, group)
         spans = _spans_for(group, phrases, clause_start, respectively)
+        if carried and cue.period == "flow":
+            spans = [carried] * len(group)
         award = _award(cue, _nearest_award(before, after), text[clause_start:clause_end], sentence)
         for number, span in zip(group, spans):
             absolute = (sentence.start + number.start, sentence.start + number.end)
