@@ -136,6 +136,9 @@ def extract(
             extraction.validation = validate(extraction, document, accepted)
         if extraction.usage is not None:
             usage.add(extraction.usage)
+        if extraction.section:
+            where = f"characters {extraction.section.start:,}-{extraction.section.end:,}"
+            err.print(f"read: {escape(str(path))}: {escape(extraction.section.heading or 'an untitled note')} ({where} of the whole filing)")
         for warning in extraction.warnings:
             err.print(f"[yellow]warning[/yellow]: {escape(str(path))}: {escape(warning)}")
         if extraction.tables_unmapped:

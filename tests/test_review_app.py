@@ -215,3 +215,17 @@ def test_malformed_forms_get_clear_refusals_not_server_errors(setup):
     assert huge.status_code == 422 and "out of range" in huge.text
     assert client.get(f"/items/{item_id}?notice=saved&changed=²").status_code == 200
     assert queue.get(item_id).version == 1
+
+
+def test_an_item_from_a_whole_filing_names_the_note_read(tmp_path):
+    """A whole 10-K's item says which note was read and where: a reviewer must know what was not read."""
+    whole = ROOT / "tests" / "fixtures" / "whole" / "meta-10k-2024.txt"
+    queue = Queue(tmp_path / "queue.sqlite")
+    document = load(whole)
+    extraction = rules.extract(document)
+    extraction.validation = validate(extraction, document)
+    item_id = queue.add(extraction, absolute_ref(str(whole)), EntryReason.qa_sample, "test")
+    client, _ = signed_in(create_app(queue, ROOT), "alice", add_reviewer(queue, "alice"))
+    line = lxml.html.fromstring(client.get(f"/items/{item_id}").text).get_element_by_id("section-read").text_content()
+    assert "Note\xa013. Stockholders' Equity" in line
+    assert f"characters {document.note.start:,}–{document.note.end:,} of the document" in line
