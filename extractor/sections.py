@@ -11,9 +11,14 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from extractor.document import Document, LoadError, NoteSpan
-from extractor.loaders.edgar import STOCK_COMP_TITLE
 from extractor.tables import layout
 
+# A title that names stock compensation (also how an EDGAR submission picks its R page).
+STOCK_COMP_TITLE = re.compile(
+    r"stock[- ]based|share[- ]based|stock compensation|stock incentive|equity compensation|"
+    r"stock option|stock plan|incentive plan",
+    re.IGNORECASE,
+)
 _MAX_HEADING = 120  # a heading is a short line; prose lines run longer
 # "Note 13. Stockholders' Equity", "NOTE 11 - STOCK-BASED COMPENSATION", "Note K – Stock Plans", "Note 11" (title on the next line)
 _NOTE = re.compile(r"note\s+(\d{1,2}|(?-i:[A-Z])(?![A-Za-z]))(?:[A-Z]\b)?\s*[-–—:.]?\s*(.*)", re.IGNORECASE)

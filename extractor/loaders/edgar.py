@@ -7,15 +7,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from extractor.document import DocumentMetadata
+from extractor.sections import STOCK_COMP_TITLE
 
 _DOCUMENT_RE = re.compile(r"<DOCUMENT>(.*?)(?:</DOCUMENT>|\Z)", re.DOTALL | re.IGNORECASE)
 _TEXT_RE = re.compile(r"<TEXT>(.*?)(?:</TEXT>|\Z)", re.DOTALL | re.IGNORECASE)
 _TAG_RE = re.compile(r"^<(TYPE|SEQUENCE|FILENAME|DESCRIPTION)>[ \t]*(.*)$", re.MULTILINE | re.IGNORECASE)
-STOCK_COMP_TITLE = re.compile(
-    r"stock[- ]based|share[- ]based|stock compensation|stock incentive|equity compensation|"
-    r"stock option|stock plan|incentive plan",
-    re.IGNORECASE,
-)
 
 
 @dataclass
