@@ -203,8 +203,9 @@ def _write(extractions: list[Extraction], output_format: OutputFormat, output: P
         return
     if output_format is OutputFormat.facts:
         lines = [
-            json.dumps({**fact.to_json_dict(), "document": extraction.document_id}, ensure_ascii=False)
+            json.dumps({**fact.to_json_dict(), "document": extraction.document_id, "filing": filing}, ensure_ascii=False)
             for extraction in extractions
+            for filing in [extraction.filing.model_dump(mode="json")]
             for fact in to_facts(extraction.note)
         ]
         text = "\n".join(lines) + ("\n" if lines else "")

@@ -7,7 +7,7 @@ from extractor.backends.rules.implied_scale import SCALE_NAMES, apply_usd_scale,
 from extractor.backends.rules.prose import extract_prose
 from extractor.backends.rules.tables import LeftoverMapper, TableMapper
 from extractor.document import Document
-from extractor.extraction import Extraction, Provenance
+from extractor.extraction import Extraction, Filing, Provenance
 from extractor.periods import fiscal_frame, latest_printed_date
 from extractor.tables import layout
 from extractor.tables.transpose import years_as_columns
@@ -53,6 +53,7 @@ def extract(doc: Document) -> Extraction:
         document_sha256=doc.sha256,
         note=note,
         provenance=Provenance(backend="rules", code_version=__version__),
+        filing=Filing.of(doc),
         tables_found=len(tables),
         tables_unmapped=unmapped,
         warnings=warnings,
