@@ -80,6 +80,7 @@ def extract(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of standard output."),
     validate_output: bool = typer.Option(True, "--validate/--no-validate", help="Check every extraction against itself and its document."),
     accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every table no rule mapped, one per line (by default: how many, and the first few titles; the JSON output's tables_unmapped always holds them all)."),
     send_to_queue: bool = typer.Option(False, "--queue", help="Send extractions that fail validation (and a sample of passing ones, qa_rate in extractor.toml's queue table) to the correction queue (extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite)."),
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
@@ -142,7 +143,7 @@ def extract(
         for warning in extraction.warnings:
             err.print(f"[yellow]warning[/yellow]: {escape(str(path))}: {escape(warning)}")
         if extraction.tables_unmapped:
-            err.print(f"[yellow]note[/yellow]: {escape(str(path))}: tables not mapped: {escape('; '.join(extraction.tables_unmapped))}")
+            err.print(f"[yellow]note[/yellow]: {escape(str(path))}: {escape(unmapped_note(extraction.tables_unmapped, verbose))}")
         extractions.append(extraction)
     _write(extractions, output_format, output)
     if review_queue is not None and review_settings is not None:
@@ -163,6 +164,28 @@ def extract(
 
 
 app.command("run")(run_command)  # listed after extract: bulk runs are the next thing a user looks for
+
+
+UNMAPPED_SHOWN = 3  # titles named in the one-line note
+TITLE_CHARS = 40  # each clipped to this
+
+
+def unmapped_note(titles: list[str], verbose: bool = False) -> str:
+    """The 'tables not mapped' note: one short line (how many, the first few titles, clipped), or with
+    `verbose` every title on a line of its own. A whole 10-K has some 60 of them."""
+    count = f"{len(titles)} table{'s' if len(titles) != 1 else ''} not mapped"
+    if verbose:
+        return f"{count}:" + "".join(f"\n  - {' '.join(title.split())}" for title in titles)
+    distinct = list(dict.fromkeys(_clip(title) for title in titles))
+    worded = [title for title in distinct if any(char.isalpha() for char in title)]  # not a rule line or a page number
+    shown = (worded or distinct)[:UNMAPPED_SHOWN]
+    more = f" and {len(titles) - len(shown)} more" if len(titles) > len(shown) else ""
+    return f"{count}: " + ", ".join(f"'{title}'" for title in shown) + f"{more} (all: --verbose, or tables_unmapped in --format json)"
+
+
+def _clip(title: str) -> str:
+    title = " ".join(title.split())
+    return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 def _enqueue(review_queue: Queue, extractions: list[Extraction], qa_rate: float) -> None:
@@ -206,8 +229,9 @@ def _write(extractions: list[Extraction], output_format: OutputFormat, output: P
         return
     if output_format is OutputFormat.facts:
         lines = [
-            json.dumps({**fact.to_json_dict(), "document": extraction.document_id}, ensure_ascii=False)
+            json.dumps({**fact.to_json_dict(), "document": extraction.document_id, "filing": filing}, ensure_ascii=False)
             for extraction in extractions
+            for filing in [extraction.filing.model_dump(mode="json")]
             for fact in to_facts(extraction.note)
         ]
         text = "\n".join(lines) + ("\n" if lines else "")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from pydantic import BaseModel, Field
 
-from extractor.document import NoteSpan
+from extractor.document import Document, NoteSpan
 from extractor.llm.usage import Usage
 from extractor.validator.findings import Validation
 from schemas.stock_compensation import StockCompensationNote
@@ -18,6 +20,21 @@ class Provenance(BaseModel):
     code_version: str | None = None
 
 
+class Filing(BaseModel):
+    """Who filed the document and for which period, as the document states it (its EDGAR header or cover
+    page): what joins these facts to other data about the filer. A field the document does not state is None."""
+
+    company: str | None = None
+    cik: str | None = None
+    form: str | None = None
+    fiscal_period_end: date | None = None
+
+    @classmethod
+    def of(cls, document: Document) -> "Filing":
+        meta = document.metadata
+        return cls(company=meta.company, cik=meta.cik, form=meta.form, fiscal_period_end=meta.fiscal_period_end)
+
+
 class Extraction(BaseModel):
     document_id: str
     document_path: str
@@ -27,6 +44,7 @@ class Extraction(BaseModel):
     section: NoteSpan | None = Field(
         default=None, description="The note read in a whole filing (heading, character range); None: the document is the note."
     )
+    filing: Filing = Field(default_factory=Filing, description="The filer and period the document states, for joining.")
     tables_found: int = 0
     tables_unmapped: list[str] = Field(default_factory=list, description="Titles of tables no rule understood.")
     warnings: list[str] = Field(default_factory=list)

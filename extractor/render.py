@@ -31,7 +31,11 @@ def dims_text(dims: dict[str, str] | tuple[tuple[str, str], ...]) -> str:
 
 
 def facts_table(extraction: Extraction, facts: list[Fact]) -> Table:
-    meta = f"{extraction.document_path} · backend {extraction.provenance.backend} · {len(facts)} facts · {extraction.tables_found} tables"
+    filing = extraction.filing
+    said = [filing.company, filing.form, f"CIK {filing.cik}" if filing.cik else None,
+            f"period ended {filing.fiscal_period_end}" if filing.fiscal_period_end else None]  # fmt: skip
+    who = "".join(f" · {escape(part)}" for part in said if part)
+    meta = f"{extraction.document_path}{who} · backend {extraction.provenance.backend} · {len(facts)} facts · {extraction.tables_found} tables"
     table = Table(title=meta, title_justify="left", show_lines=False)
     for column in ("concept", "dims", "period", "value", "unit", "printed"):
         table.add_column(column, overflow="fold", justify="right" if column == "value" else "left")

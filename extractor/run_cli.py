@@ -197,10 +197,13 @@ def _open_manifest(out: Path, fingerprint: dict[str, object]) -> Manifest:
 
 def _open_writer(out: Path, manifest: Manifest, requests: Path | None = None) -> OutputWriter:
     try:
-        return OutputWriter(out, manifest, requests)
+        writer = OutputWriter(out, manifest, requests)
     except (ManifestError, OSError) as error:
         err.print(f"[red]error[/red]: {escape(str(error))}")
         raise typer.Exit(code=2) from error
+    if writer.notice:
+        err.print(f"[yellow]warning[/yellow]: {escape(writer.notice)}")
+    return writer
 
 
 BATCH_SETTINGS = ("model", "temperature", "mode", "max_chars", "overlap_chars", "prices")  # what shapes a request, and its cost

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from extractor import __version__
 from extractor.document import Document
-from extractor.extraction import Extraction, Provenance
+from extractor.extraction import Extraction, Filing, Provenance
 from extractor.llm.client import Clients, EndpointError, LLMError, explain, make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.blocks import note_blocks
@@ -228,6 +228,7 @@ class LLMBackend:
             note=note,
             provenance=self._provenance(),
             section=document.note,
+            filing=Filing.of(document),
             tables_found=tables,
             warnings=warnings,
             usage=usage,

@@ -31,6 +31,7 @@ MANIFEST = "manifest.sqlite"
 
 FACT_COLUMNS = (
     "document_id", "document_ref", "document_sha256", "status",
+    "company", "cik", "form", "fiscal_period_end",
     "concept", "value", "unit", "period_start", "period_end", "period_instant",
     "award", "line_item", "bound", "year",
     "source_start", "source_end", "source_text",
@@ -79,8 +80,19 @@ class OutputWriter:
         committed = manifest.lengths()
         paths = {RECORDS: folder / RECORDS, FACTS_CSV: folder / FACTS_CSV} | ({REQUESTS: requests} if requests else {})
         self.handles = {name: self._open(path, committed.get(name)) for name, path in paths.items()}
+        self.columns = FACT_COLUMNS  # those of facts.csv: an earlier version's, in a folder it began
+        self.notice: str | None = None
         if self.handles[FACTS_CSV].tell() == 0:
             self.handles[FACTS_CSV].write(HEADER)
+        else:
+            self.columns = _columns_of(self.handles[FACTS_CSV], paths[FACTS_CSV])
+            left_out = [name for name in FACT_COLUMNS if name not in self.columns]
+            if left_out:
+                self.notice = (
+                    f"{paths[FACTS_CSV]} was begun by an earlier version of this tool, without the columns "
+                    f"{', '.join(left_out)}: its rows keep its columns, so facts.csv and facts.parquet leave these out "
+                    "(records.jsonl has them); start a new --out to have them"
+                )
         self.exported: set[str] = set()
         if requests is not None:
             self.exported = _custom_ids(self.handles[REQUESTS], requests)
@@ -112,13 +124,20 @@ class OutputWriter:
             if record:
                 self.handles[RECORDS].write(record.encode("utf-8"))
             if facts:
-                self.handles[FACTS_CSV].write(facts.encode("utf-8"))
+                self.handles[FACTS_CSV].write(self._in_columns(facts).encode("utf-8"))
             for line in (requests or "").splitlines(keepends=True):
                 custom_id = json.loads(line)["custom_id"]
                 if custom_id not in self.exported:
                     self.exported.add(custom_id)
                     self.handles[REQUESTS].write(line.encode("utf-8"))
         return self._flush()
+
+    def _in_columns(self, facts: str) -> str:
+        """Rows (in FACT_COLUMNS) as the file's own columns: one header per file, whichever version began it."""
+        if self.columns == FACT_COLUMNS:
+            return facts
+        where = [FACT_COLUMNS.index(name) for name in self.columns]
+        return csv_rows([[row[i] for i in where] for row in csv.reader(io.StringIO(facts, newline=""))])
 
     def _flush(self) -> dict[str, int]:
         lengths = {}
@@ -132,6 +151,22 @@ class OutputWriter:
     def close(self) -> None:
         for handle in self.handles.values():
             handle.close()
+
+
+def _columns_of(handle: Any, path: Path) -> tuple[str, ...]:
+    """The columns a committed facts.csv was begun with: this version's, or an earlier one's (fewer);
+    a header naming a column this version does not write is refused (its rows could not be continued)."""
+    handle.seek(0)
+    first = handle.readline().decode("utf-8", errors="replace")
+    handle.seek(0, os.SEEK_END)
+    columns = tuple(next(csv.reader([first]), []))
+    unknown = [name for name in columns if name not in FACT_COLUMNS]
+    if not columns or unknown or len(set(columns)) != len(columns):
+        raise ManifestError(
+            f"{path} does not start with the header of a facts file this tool writes ({first.strip()[:200]!r}): "
+            "it was edited or replaced; start a new --out"
+        )
+    return columns
 
 
 def _remove_leftovers(folder: Path) -> None:
@@ -189,7 +224,7 @@ def write_parquet(folder: Path, superseded: list[str]) -> int:
     import pyarrow.parquet as pq
 
     types: dict[str, Any] = {name: pa.string() for name in FACT_COLUMNS}
-    types.update({"value": pa.decimal128(38, 12), "source_start": pa.int64(), "source_end": pa.int64(), "period_start": pa.date32(), "period_end": pa.date32(), "period_instant": pa.date32()})
+    types.update({"value": pa.decimal128(38, 12), "source_start": pa.int64(), "source_end": pa.int64(), "period_start": pa.date32(), "period_end": pa.date32(), "period_instant": pa.date32(), "fiscal_period_end": pa.date32()})
     convert = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True, quoted_strings_can_be_null=False)
     reader = pacsv.open_csv(folder / FACTS_CSV, convert_options=convert, read_options=pacsv.ReadOptions(block_size=1 << 20, use_threads=False))
     rows = 0

@@ -262,9 +262,12 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
         "extraction": extraction.model_dump(mode="json"),
         "timing": {name: round(value, 6) for name, value in timing.items()},
     }
+    filing = extraction.filing
+    identity = (filing.company or "", filing.cik or "", filing.form or "", _day(filing.fiscal_period_end))
     rows = [
         [
             document.id, job.ref, job.key, status.value,
+            *identity,
             fact.concept, format(fact.value, "f"), fact.unit,
             _day(fact.period.start), _day(fact.period.end), _day(fact.period.instant),
             *(fact.dims.get(name, "") for name in DIMS),

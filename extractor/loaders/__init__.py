@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from extractor.document import Document, DocumentMetadata, LoadError
+from extractor.loaders.cover import with_cover
 from extractor.loaders.decode import decode_bytes
 from extractor.loaders.edgar import choose_document, is_submission, split_documents, submission_metadata
 from extractor.loaders.html import html_to_text, parse_header_date
@@ -47,10 +48,11 @@ def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Docu
         return _load_submission(text, path, doc_id)
     if _HTML_RE.search(text[:20000]):
         rendered, meta, grids = html_to_text(path, text)
+        meta = with_cover(meta, rendered)
         return focus(_checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta, grids=grids)))
     fmt = "aligned-text" if len(_ALIGNED_ROW_RE.findall(text)) >= 3 else "rpage-text"
     meta = rpage_text_metadata(text) if fmt == "rpage-text" else DocumentMetadata()
-    return focus(_checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=meta)))
+    return focus(_checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=with_cover(meta, text))))
 
 
 def rpage_text_metadata(text: str) -> DocumentMetadata:
@@ -81,10 +83,10 @@ def _load_submission(text: str, path: str, doc_id: str) -> Document:
     if chosen is None or not chosen.body.strip():
         raise LoadError(path, "the EDGAR submission holds no readable text document")
     inner = load_text(chosen.body, path=path, doc_id=doc_id)
-    merged = inner.metadata.model_copy(
+    merged = inner.metadata.model_copy(  # the SEC header's fields where it has them, else the cover page's
         update={
-            "form": meta.form,
-            "company": meta.company,
+            "form": meta.form or inner.metadata.form,
+            "company": meta.company or inner.metadata.company,
             "cik": meta.cik,
             "source_name": chosen.filename or chosen.type,
             "fiscal_period_end": inner.metadata.fiscal_period_end or meta.fiscal_period_end,

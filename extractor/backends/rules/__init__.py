@@ -7,7 +7,7 @@ from extractor.backends.rules.implied_scale import SCALE_NAMES, apply_usd_scale,
 from extractor.backends.rules.prose import extract_prose
 from extractor.backends.rules.tables import LeftoverMapper, TableMapper
 from extractor.document import Document
-from extractor.extraction import Extraction, Provenance
+from extractor.extraction import Extraction, Filing, Provenance
 from extractor.periods import fiscal_frame, latest_printed_date
 from extractor.tables import layout
 from extractor.tables.transpose import years_as_columns
@@ -55,6 +55,7 @@ def extract(doc: Document) -> Extraction:
         note=note,
         provenance=Provenance(backend="rules", code_version=__version__),
         section=doc.note,
+        filing=Filing.of(doc),
         tables_found=len(tables),
         tables_unmapped=unmapped,
         warnings=warnings,
