@@ -290,7 +290,8 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
                 continue
             amount = Amount(
                 value=value, unit=cue.unit, scale=exponent, decimals=number.decimals,
-                period=_period(cue, span, state),
+                # a term of the grant the paragraph dated ("These stock options … expire ten years after the grant date")
+                period=Period.at(carried.end) if carried and cue.period != "flow" else _period(cue, span, state),
                 source=SourceSpan(start=absolute[0], end=absolute[1], text=number.text),
             )
             _place(cue, amount, award, state)
