@@ -173,13 +173,18 @@ def test_pages_forbid_outside_scripts_and_framing_and_show_counts(setup):
     assert client.get("/static/review.js").headers["content-type"].startswith("text/javascript")
 
 
-def test_a_long_note_saves_with_its_whole_form(tmp_path):
-    """Seed 000 has over 200 values: its edit form sends over 1,000 fields, all of them posted back."""
+def _queued(tmp_path, path):
+    """A queue holding the validated rules extraction of one file: (queue, item id, document, extraction)."""
     queue = Queue(tmp_path / "queue.sqlite")
-    document = load(SEED_000)
+    document = load(path)
     extraction = rules.extract(document)
     extraction.validation = validate(extraction, document)
-    item_id = queue.add(extraction, absolute_ref(str(SEED_000)), EntryReason.qa_sample, "test")
+    return queue, queue.add(extraction, absolute_ref(str(path)), EntryReason.qa_sample, "test"), document, extraction
+
+
+def test_a_long_note_saves_with_its_whole_form(tmp_path):
+    """Seed 000 has over 200 values: its edit form sends over 1,000 fields, all of them posted back."""
+    queue, item_id, _, extraction = _queued(tmp_path, SEED_000)
     client, csrf = signed_in(create_app(queue, ROOT), "alice", add_reviewer(queue, "alice"))
     client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
     page = lxml.html.fromstring(client.get(f"/items/{item_id}").text)
@@ -219,12 +224,7 @@ def test_malformed_forms_get_clear_refusals_not_server_errors(setup):
 
 def test_an_item_from_a_whole_filing_names_the_note_read(tmp_path):
     """A whole 10-K's item says which note was read and where: a reviewer must know what was not read."""
-    whole = ROOT / "tests" / "fixtures" / "whole" / "meta-10k-2024.txt"
-    queue = Queue(tmp_path / "queue.sqlite")
-    document = load(whole)
-    extraction = rules.extract(document)
-    extraction.validation = validate(extraction, document)
-    item_id = queue.add(extraction, absolute_ref(str(whole)), EntryReason.qa_sample, "test")
+    queue, item_id, document, _ = _queued(tmp_path, ROOT / "tests" / "fixtures" / "whole" / "meta-10k-2024.txt")
     client, _ = signed_in(create_app(queue, ROOT), "alice", add_reviewer(queue, "alice"))
     line = lxml.html.fromstring(client.get(f"/items/{item_id}").text).get_element_by_id("section-read").text_content()
     assert "Note\xa013. Stockholders' Equity" in line
