@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from extractor.backends.rules.amounts import word_amount
 from extractor.backends.rules.lexicon import find_award, first_award
-from extractor.backends.rules.prose_dates import find_phrases
+from extractor.backends.rules.prose_dates import find_phrases, named_day
 from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
 from extractor.periods import FiscalCalendar, find_dates
@@ -49,15 +49,14 @@ class Context:
     calendar: FiscalCalendar
     fiscal_end: date
     previous_award: str | None = None
-    paragraph_day: date | None = None  # the one day or month an earlier sentence of the paragraph named
+    paragraph_day: date | None = None  # the one day or month an earlier sentence of the paragraph named (named_day)
+    carried: date | None = None  # that day, while reading a sentence that names no date of its own
 
 
-def _term_period(s: "Sentence", ctx: Context) -> Period:
+def _term_period(ctx: Context) -> Period:
     """A plan term's date: the grant date the paragraph named when the sentence names none ("These stock
     options … expire ten years after the grant date"), else the latest fiscal period end."""
-    if ctx.paragraph_day and not find_phrases(s.text, ctx.calendar):
-        return Period.at(ctx.paragraph_day)
-    return Period.at(ctx.fiscal_end)
+    return Period.at(ctx.carried or ctx.fiscal_end)
 
 
 def _number(match: re.Match[str], group: str, sentence: Sentence, unit: Unit, period: Period) -> Amount | None:
@@ -149,13 +148,13 @@ def _vesting(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     award = _award(s, m.group("subject") or "")
     if m.group("subject") and re.search(r"\bmost awards\b|\ball\b", m.group("subject"), re.I):
         award = None
-    _set_once(_plan(ctx, award), "vesting_period", _number(m, "years", s, "years", _term_period(s, ctx)))
+    _set_once(_plan(ctx, award), "vesting_period", _number(m, "years", s, "years", _term_period(ctx)))
 
 
 def _expiry(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     subject = m.group("subject") or ""
     award = None if re.search(r"\ball\b", subject, re.I) else _award(s, subject)
-    _set_once(_plan(ctx, award), "expiration_period", _number(m, "years", s, "years", _term_period(s, ctx)))
+    _set_once(_plan(ctx, award), "expiration_period", _number(m, "years", s, "years", _term_period(ctx)))
 
 
 def _prose_balance(m: re.Match[str], s: Sentence, ctx: Context) -> None:
@@ -311,23 +310,22 @@ def extract_prose(
     number they left, generically, by the cue phrases near it (prose_reader). Returns what was read and
     the numbers left unread. `usd_scale`: the scale unscaled dollars are known to be in (implied_scale)."""
     ctx = Context(note, calendar, fiscal_end)
-    paragraph = None
-    for sentence in sentences(text, spans):
-        within = next((span for span in spans if span[0] <= sentence.start < span[1]), None)
-        if within != paragraph:
-            paragraph, ctx.paragraph_day = within, None
-        if "respectively" in sentence.text:
-            _respectively(sentence, ctx)
-        for pattern, handler in RULES:
-            for match in pattern.finditer(sentence.text):
-                handler(match, sentence, ctx)
-        mentioned = first_award(sentence.text)
-        if mentioned and "respectively" not in sentence.text:
-            ctx.previous_award = mentioned
-        phrases = find_phrases(sentence.text, calendar)
-        if phrases:
-            single = len(phrases) == 1 and len(phrases[0].periods) == 1 and phrases[0].kind in ("day_list", "month")
-            ctx.paragraph_day = phrases[0].periods[0].end if single else None
+    for span in spans:
+        ctx.paragraph_day = None
+        for sentence in sentences(text, [span]):
+            phrases = find_phrases(sentence.text, calendar)
+            ctx.carried = None if phrases else ctx.paragraph_day
+            if "respectively" in sentence.text:
+                _respectively(sentence, ctx)
+            for pattern, handler in RULES:
+                for match in pattern.finditer(sentence.text):
+                    handler(match, sentence, ctx)
+            mentioned = first_award(sentence.text)
+            if mentioned and "respectively" not in sentence.text:
+                ctx.previous_award = mentioned
+            if phrases:
+                day = named_day(phrases)
+                ctx.paragraph_day = day.end if day else None
     used = {(fact.source.start, fact.source.end) for fact in iter_facts(note) if fact.source}
     return read_prose(note, prose_sentences(text, spans), calendar, fiscal_end, used, usd_scale)
 

@@ -77,6 +77,14 @@ def find_phrases(sentence: str, calendar) -> list[DatePhrase]:
     return sorted(phrases, key=lambda p: p.start)
 
 
+def named_day(phrases: list[DatePhrase]) -> Span | None:
+    """The one day or month a sentence names ("On February 19, 2025, we granted …"), if that is all it names:
+    the date of the later sentences of its paragraph that name none ("The fair value … was $79.53 per unit")."""
+    if len(phrases) == 1 and len(phrases[0].periods) == 1 and phrases[0].kind in ("day_list", "month"):
+        return phrases[0].periods[0]
+    return None
+
+
 def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
     groups = m.groupdict()
     years = [int(y) for y in re.findall(r"(?:19|20)\d\d", groups.get("years") or "")]

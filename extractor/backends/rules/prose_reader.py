@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, find_award
-from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases
+from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases, named_day
 from extractor.backends.rules.prose_numbers import Number, find_numbers
 from schemas.stock_compensation import (
     AwardYearInfo,
@@ -240,8 +240,7 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
     phrases = find_phrases(text, state.calendar)
     carried = state.paragraph_when if not phrases else None
     if phrases:
-        single = len(phrases) == 1 and len(phrases[0].periods) == 1 and phrases[0].kind in ("day_list", "month")
-        state.paragraph_when = phrases[0].periods[0] if single else None
+        state.paragraph_when = named_day(phrases)
     inside = [(p.start, p.end) for p in phrases]
     numbers = [n for n in find_numbers(text) if not any(s <= n.start < e for s, e in inside)]
     respectively = bool(re.search(r"\brespectively\b", text, re.I))
