@@ -67,7 +67,7 @@ class Section:
 @dataclass(frozen=True)
 class _Heading:
     start: int  # the line's start
-    style: str  # note, dot, paren, letter (numbered notes), caps (an upper-case line), item
+    style: str  # note, dot, paren, letter (numbered notes), item, end (signatures, exhibit index)
     number: int
     title: str
 
@@ -197,9 +197,7 @@ def _classify(line: str, next_line: str) -> tuple[str, int, str] | None:
             return style, number, line
         if style == "note" and next_line and len(next_line) < _MAX_HEADING and next_line[0].isalpha():
             return style, number, f"{line} {next_line}"  # HTML cells: "Note 11" / title
-        return None
-    if line.isupper() and re.search(r"[A-Z]{3}", line):
-        return "caps", 0, line
+        break  # a heading number with no title: no other style reads it either
     return None
 
 
