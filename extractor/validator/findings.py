@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, computed_field
 
 from schemas.facts import Fact
-from schemas.values import SourceSpan
+from schemas.values import AwardType, Period, SourceSpan
 
 Severity = Literal["error", "warning"]
 
@@ -43,6 +43,23 @@ class FactRef(BaseModel):
         return f"{self.concept}@{self.period_end.isoformat()}[{dims}]"
 
 
+class Unexplained(BaseModel):
+    """A number the note prints that no extracted fact uses and nothing explains: a likely omission.
+
+    `period` and `award` are what the facts extracted from the same column, row or table say (a
+    reviewer's starting point when adding the fact), absent when no neighbour states them."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str = Field(description="The number as printed.")
+    where: str = Field(description="Where a reader finds it: \"table 2, row 'Granted', column '2024'\" or \"sentence\".")
+    table: int | None = Field(default=None, description="Index of the rebuilt table holding it; None in prose.")
+    row: str | None = Field(default=None, description="The row label of its table cell.")
+    column: str | None = Field(default=None, description="The column header of its table cell.")
+    period: Period | None = None
+    award: AwardType | None = None
+
+
 class Finding(BaseModel):
     """One problem: which rule, how bad, what a reviewer should look at, expected vs found."""
 
@@ -52,6 +69,12 @@ class Finding(BaseModel):
     facts: list[FactRef] = Field(default_factory=list)
     expected: Decimal | None = None
     found: Decimal | None = None
+    numbers: list[Unexplained] = Field(
+        default_factory=list, description="Coverage findings: the printed numbers nothing extracted or explained."
+    )
+    coverage: Decimal | None = Field(
+        default=None, description="Coverage findings: the share of the block's numbers used or explained (0-1)."
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -59,6 +82,7 @@ class Finding(BaseModel):
         """Stable across runs: the rule and its facts' identities and values. A reviewer accepts a
         finding for the numbers they saw; once a value changes it is a new finding."""
         keys = "|".join(sorted(f"{ref.key()}={ref.value.normalize()}" for ref in self.facts))
+        keys += "".join(f"|@{number.start}:{number.text}" for number in self.numbers)
         return f"{self.rule}:{hashlib.sha1(keys.encode()).hexdigest()[:10]}"
 
     @property
