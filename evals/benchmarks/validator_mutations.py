@@ -13,6 +13,15 @@ Each mutation is validated twice: against the document text (as `extract` does) 
 the span texts alone (a saved extraction whose document is gone). A mutation counts as detected
 when the validator reports any finding; the tables also say which rule families fired.
 
+Then omissions, validated with the loaded document (coverage needs its tables and paragraphs):
+
+  fact            one fact left out
+  row             every fact of one table row left out
+  table           every fact of one table left out
+  prose fact      one fact read from a sentence left out
+
+An omission counts as detected when a finding the unmutated gold does not have appears.
+
     python evals/benchmarks/validator_mutations.py [--seed 7] [--show-undetected 40]
 
 Gold documents are tests/fixtures/<stem>.txt; accepted filing quirks are <stem>.accepted.jsonl.
@@ -34,11 +43,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from extractor.loaders import load  # noqa: E402
+from extractor.document import Document  # noqa: E402
 from extractor.validator import SourceText, read_accepted, relation_members, validate_facts  # noqa: E402
+from extractor.validator.coverage import blocks  # noqa: E402
 from extractor.validator.grounding import printed_magnitude, readback_exponent  # noqa: E402
 from schemas.facts import Fact, read_facts  # noqa: E402
 
-FAMILIES = ("grounding", "scale", "rollforward", "totals", "consistency", "plausibility")
+FAMILIES = ("grounding", "scale", "rollforward", "totals", "consistency", "plausibility", "coverage")
+DROPS = ("fact", "row", "table", "prose fact")
+DROP_TARGETS = {"table": 1.0, "row": 0.95, "fact": 0.8}
 RELATION_FAMILIES = frozenset({"rollforward", "totals", "consistency"})
 Mutator = Callable[[list[Fact], int, random.Random, SourceText], list[Fact] | None]
 
@@ -170,6 +183,79 @@ def run(seed: int) -> tuple[list[Outcome], dict[str, int], float]:
     return outcomes, baseline_findings, elapsed / max(validations, 1)
 
 
+@dataclass
+class Omission:
+    stem: str
+    kind: str
+    what: str  # the left-out facts, as a reader would name them
+    families: set[str] = field(default_factory=set)  # families of the findings the gold does not have
+    error: bool = False
+
+
+def _drop_groups(facts: list[Fact], document: Document) -> dict[str, list[tuple[str, list[int]]]]:
+    """Which facts make up each row, table and prose block of the document, by the spans they cite."""
+    where: dict[int, tuple[str, int, int | None]] = {}  # a printed number's first offset -> (kind, block, row)
+    for block in blocks(document):
+        for number in block.numbers:
+            for offset in range(number.start, number.end):
+                where[offset] = (block.kind, block.index, number.row_index)
+    rows: dict[tuple, list[int]] = defaultdict(list)
+    tables: dict[int, list[int]] = defaultdict(list)
+    prose: list[int] = []
+    for index, fact in enumerate(facts):
+        place = where.get(fact.source.start) if fact.source else None
+        if place is None:
+            continue
+        kind, block, row = place
+        if kind == "table":
+            rows[(block, row)].append(index)
+            tables[block].append(index)
+        else:
+            prose.append(index)
+    return {
+        "fact": [(f"{facts[i].concept} {facts[i].period.end_date}", [i]) for i in range(len(facts))],
+        "row": [(f"table {t + 1} row {r + 1}", members) for (t, r), members in rows.items()],
+        "table": [(f"table {t + 1}", members) for t, members in tables.items()],
+        "prose fact": [(f"{facts[i].concept} '{facts[i].source.text}'", [i]) for i in prose],  # type: ignore[union-attr]
+    }
+
+
+def run_drops() -> tuple[list[Omission], dict[str, int]]:
+    """Leave out one fact, row, table or prose fact of every gold file at a time; validate with the document."""
+    omissions: list[Omission] = []
+    baseline_errors: dict[str, int] = {}
+    for gold in sorted((ROOT / "evals" / "gold").glob("*.facts.jsonl")):
+        stem = gold.name.removesuffix(".facts.jsonl")
+        document = load(ROOT / "tests" / "fixtures" / f"{stem}.txt")
+        accepted_file = gold.with_name(f"{stem}.accepted.jsonl")
+        accepted = read_accepted(accepted_file) if accepted_file.exists() else {}
+        facts = read_facts(str(gold))
+        baseline = validate_facts(facts, document, accepted)
+        baseline_errors[stem] = len(baseline.errors)
+        known = {f.id for f in baseline.findings}
+        for kind, groups in _drop_groups(facts, document).items():
+            for what, members in groups:
+                left = [f for i, f in enumerate(facts) if i not in set(members)]
+                result = validate_facts(left, document, accepted)
+                new = [f for f in result.findings if f.id not in known]
+                omissions.append(Omission(stem, kind, what, {f.family for f in new}, any(f.severity == "error" for f in new)))
+    return omissions, baseline_errors
+
+
+def drop_table(omissions: list[Omission]) -> None:
+    print("\n== omissions, validated against the document ==")
+    header = f"{'left out':<12}{'n':>6}{'detected':>10}{'as error':>10}" + "".join(f"{f:>13}" for f in FAMILIES)
+    print(header)
+    print("-" * len(header))
+    for kind in DROPS:
+        rows = [o for o in omissions if o.kind == kind]
+        fired = Counter(f for o in rows for f in o.families)
+        detected = sum(1 for o in rows if o.families)
+        errors = sum(1 for o in rows if o.error)
+        print(f"{kind:<12}{len(rows):>6}{share(detected, len(rows)):>10}{share(errors, len(rows)):>10}"
+              + "".join(f"{share(fired[f], len(rows)):>13}" for f in FAMILIES))
+
+
 def share(part: int, whole: int) -> str:
     return f"{100 * part / whole:5.1f}%" if whole else "    –"
 
@@ -226,6 +312,22 @@ def main() -> int:
         print(f"{name:<48}{100 * value:>7.1f}%   target {100 * target:.0f}%  {'ok' if met else 'MISSED'}")
     relations_rate = rate(related, "document", lambda o: bool(o.families["document"] & RELATION_FAMILIES))
     print(f"{'related facts, relation rules alone (document)':<48}{100 * relations_rate:>7.1f}%   (no target: grounding usually fires first)")
+
+    omissions, baseline_errors = run_drops()
+    drop_table(omissions)
+    print(f"{'unmutated gold: error findings (with document)':<48}{sum(baseline_errors.values()):>8}   target 0   "
+          f"{'ok' if not any(baseline_errors.values()) else 'MISSED'}")
+    ok &= not any(baseline_errors.values())
+    for kind, target in DROP_TARGETS.items():
+        rows = [o for o in omissions if o.kind == kind]
+        value = sum(1 for o in rows if o.families) / len(rows) if rows else 1.0
+        met = value >= target
+        ok &= met
+        print(f"{'left out: one ' + kind + ', detected':<48}{100 * value:>7.1f}%   target {100 * target:.0f}%  {'ok' if met else 'MISSED'}")
+    quiet = [o for o in omissions if not o.families and o.kind != "fact"]
+    print(f"\n== omissions of a row, table or prose fact nothing noticed: {len(quiet)} ==")
+    for o in quiet[: args.show_undetected]:
+        print(f"  {o.stem[:3]} {o.kind:<10} {o.what}")
 
     undetected = [o for o in outcomes if not o.families["document"]]
     print(f"\n== undetected with the document: {len(undetected)} ==")
