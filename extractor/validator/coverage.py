@@ -23,7 +23,7 @@ from pathlib import Path
 
 import schemas
 from extractor.document import Document
-from extractor.numbers import NUMBER_RE
+from extractor.numbers import NUMBER_RE, WORD_NUMBERS
 from extractor.tables import Table, layout
 from extractor.tables.assemble import is_year_cell
 from extractor.validator.factset import FactSet
@@ -57,7 +57,11 @@ def _load() -> _Lexicon:
 
 LEXICON = _load()
 _SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(•])")
-_TERM_AFTER = re.compile(r"[\s-]*(?:years?|months?)\b", re.I)
+_TERM_AFTER = re.compile(r"[\s-]*(?:years?|months?)\b(?!\s+(?:periods?\s+)?(?:ended|ending)\b)", re.I)
+# A term printed in words ("vest ratably over three years", "a four-year period"): a number too.
+_WORD_TERM = re.compile(
+    r"\b(" + "|".join(w for w, n in WORD_NUMBERS.items() if n) + r")(?=[\s-]+(?:years?|months?)\b(?!\s+(?:periods?\s+)?(?:ended|ending)\b))", re.I
+)
 
 
 @dataclass
@@ -222,6 +226,10 @@ def _prose_block(index: int, text: str, lo: int, hi: int) -> Block:
             if reason == "skip":
                 continue
             block.numbers.append(Printed(start, end, match.group("digits"), explained=reason))
+        for match in _WORD_TERM.finditer(sentence):
+            start = lo + begin + match.start(1)
+            block.numbers.append(Printed(start, start + len(match[1]), match[1], explained=scope))
+    block.numbers.sort(key=lambda number: number.start)
     return block
 
 
