@@ -234,6 +234,22 @@ def test_real_sentence_recognition_period_takes_the_award_of_its_cost() -> None:
     assert period.value == Decimal("3.1") and period.dims.get("award") == "option"
 
 
+@pytest.mark.parametrize("sentence, value, award", [
+    # ma-10k-2024: gold tags each amount on its award type (before: no award, three conflicting totals)
+    ("As of December 31, 2024, there was $378 million of total unrecognized compensation cost related to non-vested "
+     "RSUs.", Decimal(378000000), "rsu"),
+    ("As of December 31, 2024, there was $16 million of total unrecognized compensation cost related to non-vested "
+     "Options.", Decimal(16000000), "option"),
+    # ibm-10q-2025q2: "non-vested awards" names no award type, so the total stays a total
+    ("Total unrecognized compensation cost related to non-vested awards at June 30, 2025 was $2.5 billion and is "
+     "expected to be recognized over a weighted-average period of approximately 2.4 years.", Decimal(2500000000), None),
+])
+def test_real_sentence_unrecognized_cost_takes_the_award_it_is_related_to(sentence: str, value: Decimal, award) -> None:
+    facts, _ = read(sentence, date(2024, 12, 31) if "2024" in sentence else date(2025, 12, 31))
+    [cost] = facts_of(facts, UNRECOGNIZED)
+    assert cost.value == value and cost.dims.get("award") == award
+
+
 def test_numbers_with_units_and_scale_words() -> None:
     sentence = ("$5.1 million over 3.41 years, 2.2 billion shares, 15% and 85 percent, four years, one-third, "
                 "18 months, in 2024 under the 2015 Plan, Rule 10b5-1, Note 12, on March 1, 2024.")

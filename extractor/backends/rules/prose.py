@@ -203,8 +203,16 @@ def _granted_in_year(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     _set_once(info, "granted_fair_value", _number(m, "price", s, "USD/share", period))
 
 
+_RELATED_TO = re.compile(r"\s*related to ([^.;,]*)", re.I)
+
+
 def _unrecognized_total(m: re.Match[str], s: Sentence, ctx: Context) -> None:
-    ctx.note.unrecognized_cost.append(UnrecognizedCost(amount=_number(m, "total", s, "USD", _as_of(s, ctx))))
+    """"... of total unrecognized compensation cost related to non-vested RSUs": the award the phrase names."""
+    related = _RELATED_TO.match(s.text, m.end())
+    award = find_award(related[1]) if related else None
+    ctx.note.unrecognized_cost.append(
+        UnrecognizedCost(award=award, amount=_number(m, "total", s, "USD", _as_of(s, ctx)))
+    )
 
 
 # Lists resolved with "respectively": (phrase, field, unit); the award comes from the phrase.
