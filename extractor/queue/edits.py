@@ -154,8 +154,10 @@ def _span(note: dict[str, Any], name: str, value: str, text: str | None) -> Chan
     amount = _walk(note, path_steps(name.removesuffix(".span")))
     if not isinstance(amount, dict) or "value" not in amount:
         raise KeyError(name)
-    start, end = number_span(value, text)
     before = amount.get("source")
+    if not value or (before and value == f"{before['start']}:{before['end']}"):  # the form sends every value's span
+        return None
+    start, end = number_span(value, text)
     if before and (before["start"], before["end"]) == (start, end):
         return None
     assert text is not None  # number_span refuses a missing text

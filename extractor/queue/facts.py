@@ -16,6 +16,7 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import get_args
 
+from extractor.numbers import WORD_NUMBERS
 from schemas import concepts as known
 from schemas.concepts import concept_words
 from schemas.stock_compensation import LineItem
@@ -102,6 +103,10 @@ def number_span(selected: str, text: str | None) -> tuple[int, int]:
     overlapping = [m for m in DIGITS_RE.finditer(text, max(0, start - reach), min(len(text), end + reach))
                    if m.start() < end and m.end() > start]  # fmt: skip
     if not overlapping:
+        word = text[start:end].strip()
+        if word.lower() in WORD_NUMBERS:  # 'three' (years), 'No' (shares outstanding)
+            at = text.index(word, start)
+            return at, at + len(word)
         raise ValueError(f"{text[start:end]!r} holds no number")
     best = max(overlapping, key=lambda m: (min(end, m.end()) - max(start, m.start()), m.end() - m.start()))
     return best.start(), best.end()
