@@ -262,12 +262,12 @@ def iter_facts(note: StockCompensationNote) -> Iterator[Fact]:
 
 
 def to_facts(note: StockCompensationNote) -> list[Fact]:
-    """The note as the spec's flat facts list: one fact per (concept, period end, dims)."""
+    """The note as the spec's flat facts list: one fact per (concept, period end, dims) and short-period length."""
     return [fact for _, fact in merge_printings(iter_located_facts(note))]
 
 
 def merge_printings(printings: Iterable[tuple[str, Fact]]) -> list[tuple[str, Fact]]:
-    """One fact per (concept, period end, dims), in document order, each with its path.
+    """One fact per (concept, period end, dims) and length of a short period, in document order, each with its path.
 
     A number printed twice for the same fact (a count in thousands in one table and in units
     in another) becomes one fact: the most precise printing, else the first in the document.
@@ -275,7 +275,7 @@ def merge_printings(printings: Iterable[tuple[str, Fact]]) -> list[tuple[str, Fa
     """
     chosen: dict[tuple, Printings] = {}
     for path, fact in printings:
-        group = chosen.setdefault(fact.key(), Printings())
+        group = chosen.setdefault((*fact.key(), fact.period.short_months), Printings())
         index = group.first_agreeing(fact)
         if index is None:
             group.add((path, fact))

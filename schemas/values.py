@@ -47,6 +47,17 @@ class Period(BaseModel):
     def end_date(self) -> date:
         return self.instant or self.end  # type: ignore[return-value]
 
+    @property
+    def short_months(self) -> int | None:
+        """3, 6 or 9 for a quarter or year-to-date flow; None for a balance, a year or a flow without start.
+
+        A 10-Q prints a quarter and its year to date side by side with one end date: two facts, not one
+        printed twice. Years stay None so a flow dated "fiscal 2024" and one dated Feb 1 - Jan 31 still meet."""
+        if self.start is None or self.end is None:
+            return None
+        months = round((self.end - self.start).days / 30.44)
+        return months if 0 < months < 11 else None
+
     @classmethod
     def at(cls, day: date) -> "Period":
         return cls(instant=day)

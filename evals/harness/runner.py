@@ -49,6 +49,7 @@ class DocumentResult(BaseModel):
     robustness: bool = Field(default=False, description="No gold: it only has to extract without error.")
     facts: int | None = Field(default=None, description="Facts predicted (None when not extracted).")
     loose: LooseCounts | None = Field(default=None, description="Loose scores against the filer's XBRL tags.")
+    coverage: float | None = Field(default=None, description="Share of the note's printed numbers used or explained.")
 
 
 class Metrics(BaseModel):
@@ -181,6 +182,7 @@ def _run_one(document: SuiteDocument, extract: Extract) -> tuple[DocumentResult,
         status="extracted",
         passed=validation.passed,
         findings=[FindingSummary(rule=f.rule, severity=f.severity, message=f.message) for f in validation.findings],
+        coverage=None if validation.coverage is None else float(validation.coverage),
         usage=extraction.usage,
         seconds=time.perf_counter() - started,
     )

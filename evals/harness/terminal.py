@@ -11,7 +11,7 @@ from evals.harness.compare import Change, Comparison
 from evals.harness.loose import LooseCounts
 from evals.harness.metrics import Counts, ordered_groups
 from evals.harness.outcomes import describe
-from evals.harness.runner import EvalRun, Metrics
+from evals.harness.runner import DocumentResult, EvalRun, Metrics
 from extractor.render import dims_text, short_concept
 
 SCORE_COLUMNS = ("gold", "predicted", "found F1", "value acc.", "precision", "recall", "F1")
@@ -78,13 +78,30 @@ def run_report(run: EvalRun, metrics: Metrics) -> RenderableType:
     )
 
 
-LOOSE_COLUMNS = ("gold", "found", "loose recall", "concept recall", "backed", "predicted", "tag-backed precision")
+LOOSE_COLUMNS = ("gold", "found", "loose recall", "concept recall", "backed", "predicted", "tag-backed precision",
+                 "coverage", "validation")
+GATE_LOW, GATE_HIGH, GATE_PASS_SHARE = 0.5, 0.85, 0.7  # issue 19: the validator's verdict against recall
 
 
-def _loose_tables(run: EvalRun, metrics: Metrics) -> list[Table]:
+def gate_line(results: list[DocumentResult]) -> str:
+    """The validator as a gate, judged by loose recall: every poor extraction (< 0.5) must fail, and most
+    good ones (>= 0.85) pass. A gate that fails everything is no gate."""
+    judged = [r for r in results if r.loose is not None and r.passed is not None and r.loose.gold]
+    low = [r for r in judged if r.loose.loose_recall < GATE_LOW]
+    high = [r for r in judged if r.loose.loose_recall >= GATE_HIGH]
+    caught = sum(not r.passed for r in low)
+    passed = sum(r.passed for r in high)
+    share = passed / len(high) if high else 1.0
+    ok = caught == len(low) and share >= GATE_PASS_SHARE
+    return (f"validation as a gate: {caught} of {len(low)} extractions with loose recall < {GATE_LOW} fail, "
+            f"{passed} of {len(high)} with loose recall >= {GATE_HIGH} pass ({share:.0%}; "
+            f">= {GATE_PASS_SHARE:.0%} wanted) → {'[green]holds[/green]' if ok else '[red]does not hold[/red]'}")
+
+
+def _loose_tables(run: EvalRun, metrics: Metrics) -> list[RenderableType]:
     """Loose scores against the filer's tags per document (every gold document, extracted or not), and
     the robustness documents with what they gave: real filings are judged on these, not on our names."""
-    tables: list[Table] = []
+    tables: list[RenderableType] = []
     scored = [d for d in run.documents if d.loose is not None]
     if scored and metrics.loose is not None:
         table = Table(title="Against the filers' XBRL tags (loose: value, period end, award)", title_justify="left")
@@ -94,9 +111,12 @@ def _loose_tables(run: EvalRun, metrics: Metrics) -> list[Table]:
         for result in scored:
             assert result.loose is not None
             name = escape(result.id) + ("" if result.status == "extracted" else " [red](failed)[/red]")
-            table.add_row(name, *_loose_cells(result.loose))
-        table.add_row("ALL", *_loose_cells(metrics.loose), style="bold")
+            coverage = "—" if result.coverage is None else f"{result.coverage:.2f}"
+            verdict = "—" if result.passed is None else ("passed" if result.passed else "[red]failed[/red]")
+            table.add_row(name, *_loose_cells(result.loose), coverage, verdict)
+        table.add_row("ALL", *_loose_cells(metrics.loose), "", "", style="bold")
         tables.append(table)
+        tables.append(Text.from_markup(gate_line(scored)))
     robust = [d for d in run.documents if d.robustness]
     if robust:
         table = Table(title="Robustness documents (no gold: each must extract without error)", title_justify="left")

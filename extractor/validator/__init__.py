@@ -5,7 +5,8 @@
 
 Rules and their ids: rollforward.count, rollforward.weighted_average, totals.sum,
 consistency.{conflict,subset,outstanding_split,exercise_proceeds,range},
-plausibility.{bounds,dates}, grounding.{missing,span,readback}, scale.context, coverage.empty.
+plausibility.{bounds,dates}, grounding.{missing,span,readback}, scale.context,
+coverage.{empty,table,prose,note} (with the document: numbers printed but neither extracted nor explained).
 No LLM, no network, no clock: the same input gives the same findings.
 """
 
@@ -23,6 +24,7 @@ from extractor.validator.arithmetic import (
     rollforward_years,
     total_groups,
 )
+from extractor.validator.coverage import check_coverage
 from extractor.validator.consistency import (
     check_conflicts,
     check_exercise_proceeds,
@@ -127,11 +129,15 @@ def _run(
         *check_dates(facts, fiscal_year_ends),
         *(check_empty(facts, source) if expect_facts else []),
     ]
+    coverage = check_coverage(facts, document) if isinstance(document, Document) else None
+    if coverage is not None and next(iter(facts), None) is not None:  # nothing extracted: coverage.empty says it
+        findings.extend(coverage.findings)
     kept = [f for f in findings if f.id not in accepted]
     return Validation(
         findings=kept,
         accepted=[f for f in findings if f.id in accepted],
         grounded_in_document=source is not None,
+        coverage=coverage.share if coverage is not None else None,
     )
 
 

@@ -179,7 +179,7 @@ def total_groups(facts: FactSet) -> Iterator[tuple[Located, list[Located], str]]
             for key in split_keys:
                 if key in total[1].dims:
                     continue
-                parts = facts.parts(concept, key, total[1].dims, total[1].period.end_date)
+                parts = facts.parts(concept, key, total[1].dims, total[1].period.end_date, total[1].period.short_months)
                 if len(parts) >= 2:
                     yield total, parts, key
 

@@ -26,6 +26,7 @@ from schemas.facts import Fact
 from schemas.relations import (
     EXERCISE_PROCEEDS,
     OUTSTANDING_SPLIT,
+    PLAN_TERMS,
     RANGES,
     SUBSETS,
     WITHIN_RANGE,
@@ -38,12 +39,14 @@ def _where(fact: Fact) -> str:
 
 def conflict_groups(facts: FactSet) -> list[list[Located]]:
     """Facts of one concept and dims, their period ends within a day of the first one's (the spec's
-    matching rule), with values that disagree; found by key and by value, not by comparing all pairs."""
+    matching rule) and as long (a quarter is not its year to date), with values that disagree; found by
+    key and by value, not by comparing all pairs."""
     groups: list[Printings] = []
-    opened: dict[tuple, int] = {}  # (concept, dims, day of the first fact's period end) -> its group
+    opened: dict[tuple, int] = {}  # (concept, dims, short months, day of the first fact's period end) -> its group
     for pair in facts:
         fact = pair[1]
-        identity, day = (fact.concept, dims_key(fact.dims)), fact.period.end_date.toordinal()
+        identity = (fact.concept, dims_key(fact.dims), fact.period.short_months)
+        day = fact.period.end_date.toordinal()
         near = [opened.get((*identity, d)) for d in (day - 1, day, day + 1)]
         first = min((g for g in near if g is not None), default=None)
         if first is None:
@@ -61,10 +64,11 @@ def check_conflicts(facts: FactSet) -> Iterator[Finding]:
         first = pairs[0][1]
         values = "; ".join(f"{show(f.value)} from {_where(f)}" for _, f in pairs)
         # the tool's own names for numbers no concept holds (ext:, from a row label) can meet across tables
-        # whose award type was not stated: worth a look, not proof of a misread
+        # whose award type was not stated, and plan terms differ by plan and cohort: worth a look, not proof of a misread
+        loose = (first.concept.startswith("ext:") and "award" not in first.dims) or first.concept in PLAN_TERMS
         yield finding(
             "consistency.conflict",
-            "warning" if first.concept.startswith("ext:") and "award" not in first.dims else "error",
+            "warning" if loose else "error",
             f"{concept_words(first.concept)} ({award_label(first.dims)}, {first.period.end_date.isoformat()}) extracted with "
             f"different values: {values}",
             pairs,

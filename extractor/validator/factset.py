@@ -49,16 +49,18 @@ class FactSet:
         hits = [self._first_on.get((*identity, d, kind)) for d in (day - 1, day, day + 1) for kind in kinds]
         return min((hit for hit in hits if hit is not None), default=(None, None))[1]  # the lowest rank
 
-    def parts(self, concept: str, key: str, dims: dict[str, str], end: date) -> list[Located]:
-        """Facts of a concept with these dims and one more, `key`, whose period ends on `end`: a split of a total."""
+    def parts(self, concept: str, key: str, dims: dict[str, str], end: date, months: int | None = None) -> list[Located]:
+        """Facts of a concept with these dims and one more, `key`, whose period ends on `end` and is as long
+        (a quarter's parts, not the year to date's): a split of a total."""
         splits = self._splits.get((concept, key))
         if splits is None:
             splits = self._splits[(concept, key)] = {}
             for pair in self.of(concept):
                 if key in pair[1].dims:
                     rest = {k: v for k, v in pair[1].dims.items() if k != key}
-                    splits.setdefault((dims_key(rest), pair[1].period.end_date), []).append(pair)
-        return splits.get((dims_key(dims), end), [])
+                    period = pair[1].period
+                    splits.setdefault((dims_key(rest), period.end_date, period.short_months), []).append(pair)
+        return splits.get((dims_key(dims), end, months), [])
 
 
 def dims_key(dims: dict[str, str]) -> tuple[tuple[str, str], ...]:

@@ -100,6 +100,10 @@ class Validation(BaseModel):
     grounded_in_document: bool = Field(
         default=False, description="Spans and scales were checked against the document text."
     )
+    coverage: Decimal | None = Field(
+        default=None, description="Share of the numbers the note prints (tables, stock-compensation sentences) "
+                                  "that facts use or the coverage lexicon explains; None without the document."
+    )
 
     @computed_field  # type: ignore[prop-decorator]
     @property

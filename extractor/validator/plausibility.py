@@ -13,7 +13,7 @@ from extractor.validator.factset import (
 )
 from extractor.validator.findings import Finding
 from schemas.concepts import concept_words
-from schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, SIGNED, UNIT_BOUNDS
+from schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, PLAN_TERMS, SIGNED, UNIT_BOUNDS
 
 FLOW_DAYS = range(28, 400)  # a quarter (or a stub month) up to a fiscal year of 53 weeks
 
@@ -83,7 +83,7 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
         elif earliest is not None and day < earliest:
             yield finding(
                 "plausibility.dates",
-                "error",
+                "warning" if fact.concept in PLAN_TERMS else "error",  # a plan term dated at the plan's adoption
                 f"{where}: dated {day}, before the earliest fiscal year reported (from {min(starts)})",
                 [pair],
             )

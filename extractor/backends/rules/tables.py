@@ -158,6 +158,7 @@ class TableMapper:
         self.note = note
         self.calendar = calendar
         self.fiscal_end = fiscal_end
+        self.split_by_row: set[int] = set()  # tables whose rows name their award types (expense by award)
 
     def map(self, table: Table) -> bool:
         """Map one table; False when it is not a table this schema knows."""
@@ -391,13 +392,14 @@ class TableMapper:
 
     def _expense(self, table: Table) -> bool:
         found = False
+        self.split_by_row.add(id(table))  # its tax and net-of-tax rows are about all awards, whatever the caption names
         for row in table.rows:
+            rule = line_item_rule(row.label)
+            if rule is not None and rule.concept != EXPENSE_CONCEPT:
+                continue  # 'Income tax benefit', 'Total net ... cost', 'Capitalized ...': line items of their own
             if TOTAL_ROW.search(row.label) and not re.search(r"total other", row.label, re.I):
                 award, line_item = None, None
             else:
-                rule = line_item_rule(row.label)
-                if rule is not None and rule.concept != EXPENSE_CONCEPT:
-                    continue  # 'Income tax benefit', 'Capitalized ...': line items of their own, not expense lines
                 award = find_award(row.label)
                 line_item = None if award else re.sub(r"\s+", " ", row.label).strip().lower()
             for _, cell, period in self._year_cells(table, row):
@@ -496,6 +498,8 @@ class LeftoverMapper:
         caption = f"{table.caption or ''} {table.title or ''}"
         # a caption naming several award types ('reserved for RSUs, PSUs and options') names none for a row
         table_award = self.mapper._award(table) if len(named_awards(caption)) < 2 else None
+        if id(table) in self.mapper.split_by_row:
+            table_award = None
         context_dates = [d for d, _, _ in find_dates(caption)]
         caption_rule = table_line_item_rule(caption)
         by_plan = _plan_columns(table)

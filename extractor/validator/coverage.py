@@ -1,0 +1,295 @@
+"""Coverage: every number the note prints is used by an extracted fact or explained; the rest are
+likely omissions, listed with their spans so a reviewer (or the LLM) can read them.
+
+On real filings most errors are numbers left out, which no check of the extracted values can see.
+Tables count by the cells of the rebuilt tables; prose counts the amounts of sentences that speak of
+stock compensation. What is no omission (a year, a reference such as "ASC 718", a row of dividends
+declared in a combined equity note) is explained by schemas/lexicon/stock_compensation/coverage.toml.
+
+Thresholds were chosen on the real-filing suite and the seeds (README, "Coverage"): an extraction that
+reads under half of what its note prints, or leaves a table in scope mostly unread, fails.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import schemas
+from extractor.document import Document
+from extractor.numbers import NUMBER_RE
+from extractor.tables import Table, layout
+from extractor.tables.assemble import is_year_cell
+from extractor.validator.factset import FactSet
+from extractor.validator.findings import Finding, Unexplained
+from schemas.values import Period
+
+_LEXICON = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compensation" / "coverage.toml"
+
+NOTE_COVERAGE = Decimal("0.6")  # below this share of the note's numbers used or explained: the extraction fails
+TABLE_READ = Decimal("0.5")  # a table in scope with less than this share read is "mostly unread": an error
+MIN_TABLE_NUMBERS = 4  # a smaller table left unread is a warning (a two-number aside), not a failed note
+MIN_NOTE_NUMBERS = 8  # a note printing fewer numbers is judged by its tables and sentences alone
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    out_of_scope: tuple[tuple[str, re.Pattern[str]], ...]
+    cues: re.Pattern[str]
+    references: re.Pattern[str]
+
+
+def _load() -> _Lexicon:
+    with open(_LEXICON, "rb") as handle:
+        data = tomllib.load(handle)
+    return _Lexicon(
+        out_of_scope=tuple((e["reason"], re.compile(e["pattern"], re.I)) for e in data["out_of_scope"]),
+        cues=re.compile(data["prose"]["cues"], re.I),
+        references=re.compile(data["prose"]["references"], re.I),
+    )
+
+
+LEXICON = _load()
+_SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(•])")
+_TERM_AFTER = re.compile(r"[\s-]*(?:years?|months?)\b", re.I)
+
+
+@dataclass
+class Printed:
+    """One printed number of a block: used by a fact, explained (with why), or neither."""
+
+    start: int
+    end: int
+    text: str
+    row: str | None = None
+    column: str | None = None
+    column_index: int | None = None
+    row_index: int | None = None
+    explained: str | None = None
+    used: bool = False
+
+
+@dataclass
+class Block:
+    """A table or a paragraph: the unit a reviewer reads and an LLM is asked about."""
+
+    kind: str  # "table" or "prose"
+    index: int  # table number, or paragraph number, in document order
+    start: int
+    end: int
+    label: str
+    numbers: list[Printed] = field(default_factory=list)
+    out_of_scope: str | None = None  # the whole block is outside the schema, and why
+
+    @property
+    def counted(self) -> list[Printed]:
+        return [n for n in self.numbers if n.explained is None or n.used]
+
+    @property
+    def unexplained(self) -> list[Printed]:
+        return [n for n in self.numbers if n.explained is None and not n.used]
+
+    @property
+    def ratio(self) -> Decimal:
+        counted = self.counted
+        if not counted:
+            return Decimal(1)
+        return (Decimal(sum(n.used for n in counted)) / len(counted)).quantize(Decimal("0.001"))
+
+
+def blocks(document: Document) -> list[Block]:
+    """The note's tables and paragraphs with every number they print, each explained where it is no amount."""
+    tables, paragraphs = layout(document)
+    found = [_table_block(i, t) for i, t in enumerate(tables)]
+    text = document.text
+    found.extend(_prose_block(i, text, lo, hi) for i, (lo, hi) in enumerate(paragraphs))
+    return [b for b in found if b.numbers]
+
+
+def mark_used(found: Iterable[Block], facts: FactSet) -> None:
+    """A number is used when an extracted fact's source span overlaps its digits."""
+    spans = sorted((f.source.start, f.source.end) for _, f in facts.printings if f.source is not None)
+    starts = [s for s, _ in spans]
+    for block in found:
+        for number in block.numbers:
+            i = bisect_right(starts, number.end - 1)  # spans starting before the number ends
+            number.used = any(e > number.start for _, e in spans[max(0, i - 8):i])
+        if block.out_of_scope and not any(n.used for n in block.numbers):
+            for number in block.numbers:  # a dividends table of a combined equity note: all of it explained
+                number.explained = number.explained or block.out_of_scope
+
+
+@dataclass
+class Coverage:
+    """What the coverage rules found: their findings, and the share of the note's numbers used or explained."""
+
+    findings: list[Finding]
+    used: int
+    counted: int
+
+    @property
+    def share(self) -> Decimal | None:
+        if not self.counted:
+            return None
+        return (Decimal(self.used) / self.counted).quantize(Decimal("0.001"))
+
+
+def check_coverage(facts: FactSet, document: Document) -> Coverage:
+    """Findings for blocks with unexplained numbers, and for a note read under the threshold."""
+    found = blocks(document)
+    mark_used(found, facts)
+    hints = _Hints(facts, found)
+    findings: list[Finding] = []
+    for block in found:
+        missing = block.unexplained
+        if not missing:
+            continue
+        mostly_unread = block.kind == "table" and len(block.counted) >= MIN_TABLE_NUMBERS and block.ratio < TABLE_READ
+        shown = ", ".join(n.text for n in missing[:12]) + (", …" if len(missing) > 12 else "")
+        what = f"{block.label}: {len(missing)} of its {len(block.counted)} numbers"
+        findings.append(Finding(
+            rule=f"coverage.{'table' if block.kind == 'table' else 'prose'}",
+            severity="error" if mostly_unread else "warning",
+            message=f"{what} were not extracted and nothing explains them"
+                    f"{' (the table is mostly unread)' if mostly_unread else ''}: {shown}",
+            numbers=[hints.unexplained(block, n) for n in missing],
+            coverage=block.ratio,
+        ))
+    counted = [n for b in found for n in b.counted]
+    result = Coverage(findings, sum(n.used for n in counted), len(counted))
+    share = result.share
+    if share is not None and result.counted >= MIN_NOTE_NUMBERS and share < NOTE_COVERAGE:
+        findings.append(Finding(
+            rule="coverage.note",
+            severity="error",
+            message=f"only {share:.0%} of the {result.counted} numbers the note prints in its tables and "
+                    f"stock-compensation sentences were extracted or explained (at least {NOTE_COVERAGE:.0%} "
+                    "expected): its layout was not understood, or most of it is out of the schema",
+            coverage=share,
+        ))
+    return result
+
+
+def _out_of_scope(*texts: str | None) -> str | None:
+    for text in texts:
+        if not text:
+            continue
+        for reason, pattern in LEXICON.out_of_scope:
+            if pattern.search(text):
+                return reason
+    return None
+
+
+def _table_block(index: int, table: Table) -> Block:
+    title = (table.title or table.caption or "").strip()
+    label = f"table {index + 1}" + (f" ('{title[:60]}')" if title else "")
+    block = Block("table", index, table.start, table.end, label)
+    block.out_of_scope = _out_of_scope(table.title, table.caption)
+    for r, row in enumerate(table.rows):
+        row_reason = _out_of_scope(row.label, row.group)
+        for c, cell in enumerate(row.cells):
+            column = table.columns[c] if c < len(table.columns) else None
+            header = column.header.strip() if column else None
+            reason = ("a year" if is_year_cell(cell) else None) or row_reason or _out_of_scope(header)
+            for number in cell.numbers:
+                block.numbers.append(Printed(
+                    number.start, number.end, number.text, row.label.strip() or None, header or None, c, r, reason,
+                ))
+    return block
+
+
+def _prose_block(index: int, text: str, lo: int, hi: int) -> Block:
+    paragraph = text[lo:hi]
+    block = Block("prose", index, lo, hi, f"paragraph {index + 1} ('{_clip(paragraph)}')")
+    offset = 0
+    for sentence in _SENTENCE_END.split(paragraph):
+        begin = paragraph.find(sentence, offset)
+        offset = begin + len(sentence)
+        if not LEXICON.cues.search(sentence):
+            continue
+        scope = _out_of_scope(sentence)  # "declared a quarterly cash dividend of $0.50 per share"
+        for match in NUMBER_RE.finditer(sentence):
+            start, end = lo + begin + match.start("digits"), lo + begin + match.end("digits")
+            reason = _no_amount(match, sentence, text, end)
+            if reason is None and scope:
+                reason = scope
+            if reason == "skip":
+                continue
+            block.numbers.append(Printed(start, end, match.group("digits"), explained=reason))
+    return block
+
+
+def _no_amount(match: re.Match[str], sentence: str, text: str, end: int) -> str | None:
+    """'skip' for what reads as no number at all (a day, a year, "two plans" as digits); a reason for a
+    printed reference; None for an amount."""
+    digits = match.group("digits")
+    marked = match.group("currency") or match.group("lead_currency") or match.group("percent") or match.group("trail_percent")
+    if LEXICON.references.search(sentence[:match.start()]):
+        return "a reference"
+    if marked or "," in digits or "." in digits:
+        return None
+    if len(digits) == 4 and digits[:2] in ("19", "20"):
+        return "skip"  # a year
+    if len(digits) < 3 and not _TERM_AFTER.match(text, end):
+        return "skip"  # a day of a date, a note number, a small count of things
+    return None
+
+
+def _clip(text: str, width: int = 50) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+class _Hints:
+    """Period and award type for an unexplained number from the facts around it: the same table column
+    gives the period, the same row (or the whole table, when it is about one award type) the award."""
+
+    def __init__(self, facts: FactSet, found: list[Block]) -> None:
+        by_start = {}
+        for _, fact in facts.printings:
+            if fact.source is not None:
+                by_start.setdefault(fact.source.start, fact)
+        self.column: dict[tuple[int, int], Counter] = {}
+        self.row: dict[tuple[int, int], Counter] = {}
+        self.awards: dict[tuple[str, int], Counter] = {}
+        self.periods: dict[tuple[str, int], Counter] = {}
+        for block in found:
+            key = (block.kind, block.index)
+            for number in block.numbers:
+                fact = by_start.get(number.start)
+                if fact is None:
+                    continue
+                period = fact.period.model_dump_json()
+                award = fact.dims.get("award")
+                self.awards.setdefault(key, Counter())[award] += 1
+                self.periods.setdefault(key, Counter())[period] += 1
+                if number.column_index is not None:
+                    self.column.setdefault((block.index, number.column_index), Counter())[period] += 1
+                if number.row_index is not None:
+                    self.row.setdefault((block.index, number.row_index), Counter())[award] += 1
+
+    def unexplained(self, block: Block, number: Printed) -> Unexplained:
+        key = (block.kind, block.index)
+        periods = self.column.get((block.index, number.column_index)) if block.kind == "table" else None
+        periods = periods or (self.periods.get(key) if block.kind == "prose" else None)
+        awards = self.row.get((block.index, number.row_index)) if block.kind == "table" else None
+        table_awards = self.awards.get(key)
+        if not awards and table_awards and len(table_awards) == 1:
+            awards = table_awards
+        period = Period.model_validate_json(periods.most_common(1)[0][0]) if periods else None
+        award = awards.most_common(1)[0][0] if awards else None
+        where = block.label if block.kind == "prose" else ", ".join(
+            part for part in (block.label, f"row '{number.row}'" if number.row else None,
+                              f"column '{number.column}'" if number.column else None) if part
+        )
+        return Unexplained(
+            start=number.start, end=number.end, text=number.text, where=where,
+            table=block.index if block.kind == "table" else None, row=number.row, column=number.column,
+            period=period, award=award,
+        )
