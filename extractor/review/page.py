@@ -17,7 +17,9 @@ each side), with the length of each gap said in its place; offsets and mark ids 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
+from datetime import date, timedelta
 from dataclasses import dataclass, field
 from html import escape
 
@@ -28,6 +30,7 @@ from extractor.queue.edits import ValueField, path_steps, value_fields
 from extractor.validator import Finding
 from extractor.validator.findings import Unexplained
 from schemas.concepts import concept_words
+from schemas.values import Period
 
 SOURCE_CHARS = 1_000_000  # a longer source is shown as excerpts around its marked values
 CONTEXT_CHARS = 3_000  # text shown each side of a marked value in such a source
@@ -71,6 +74,8 @@ class Missed:
     scale: int
     label: str
     percent: bool = False  # printed with a % sign: a fraction
+    period: Period | None = None  # the finding's hint, else the nearest value's period
+    award: str | None = None
 
 
 @dataclass
@@ -220,7 +225,10 @@ def _missed(number: Unexplained, finding: int, fields: list[ValueField], blocks:
     unit, scale = (nearest.amount.unit, nearest.amount.scale) if nearest else ("USD", 0)
     label = number.row or ""
     percent = text[number.end : number.end + 3].lstrip(" )").startswith("%")
-    return Missed(number, finding, None, unit, scale, label, percent)
+    period = number.period or (None if block.table else _sentence_period(text, number.start))
+    period = period or (nearest.amount.period if nearest else None)  # the finding's hint, the sentence's date, the neighbour's
+    award = number.award or (nearest.fact.dims.get("award") if nearest else None)
+    return Missed(number, finding, None, unit, scale, label, percent, period, award)
 
 
 def _missed_marks(missed: list[Missed], marks: dict[tuple[int, int], str], length: int) -> dict[tuple[int, int], Missed]:
@@ -257,11 +265,11 @@ def _spans(rows: list[Row], marks: dict[tuple[int, int], str], missed: dict[tupl
         css = "value flagged" if mark in flagged else ("value involved" if mark in involved else "value")
         out.append((start, end, f'<mark id="{mark}" class="{css}" data-at="{start}" data-paths="{escape(" ".join(paths.get(mark, [])))}">'))
     for (start, end), item in missed.items():
-        n, period = item.number, item.number.period
+        n, period = item.number, item.period
         if item.percent and item.unit != "pure":
             item.unit, item.scale = "pure", 0
         data = {"finding": item.finding, "start": n.start, "end": n.end, "text": n.text, "where": n.where, "unit": item.unit,
-                "scale": item.scale, "award": n.award or "", "label": item.label, "percent": "1" if item.percent else "",
+                "scale": item.scale, "award": item.award or "", "label": item.label, "percent": "1" if item.percent else "",
                 "instant": period.instant if period and period.instant else "", "from": period.start if period and period.start else "",
                 "to": period.end if period and period.end else ""}  # fmt: skip
         attributes = " ".join(f'data-{key}="{escape(str(value))}"' for key, value in data.items())
@@ -342,3 +350,26 @@ def _between(text: str, start: int, end: int) -> str:
     gap = f'<span class="elided">[… {end - start - head - tail:,} characters not shown: the document is too long to show whole …]</span>'
     return (f'<span data-at="{start}">{escape(text[start : start + head])}</span>' + gap
             + f'<span data-at="{end - tail}">{escape(text[end - tail : end])}</span>')  # fmt: skip
+
+
+_MONTHS = "January February March April May June July August September October November December".split()
+_DATE_RE = re.compile(r"\b()(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),\s+(\d{4})", re.IGNORECASE)
+
+
+def _sentence_period(text: str, at: int) -> Period | None:
+    """The last date the sentence names before offset `at`: 'As of December 31, 2024' is an instant,
+    'year ended December 31, 2024' a year's flow. None when it names none."""
+    line_start = text.rfind("\n", 0, at) + 1
+    sentence_start = max(line_start, text.rfind(". ", line_start, at) + 1)
+    found = list(_DATE_RE.finditer(text, sentence_start, at))
+    if not found:
+        return None
+    match = found[-1]
+    month = next(i for i, name in enumerate(_MONTHS, start=1) if name.lower() == match.group(2).lower())
+    try:
+        day = date(int(match.group(4)), month, int(match.group(3)))
+    except ValueError:
+        return None
+    if re.search(r"\bend(?:ed|ing)\b", text[max(sentence_start, match.start() - 45) : match.start()], re.IGNORECASE):
+        return Period(start=date(day.year - 1, day.month, day.day) + timedelta(days=1) if (day.month, day.day) != (2, 29) else None, end=day)
+    return Period(instant=day)
