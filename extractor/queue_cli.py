@@ -20,7 +20,9 @@ from rich.table import Table
 from extractor.cli_options import err
 from extractor.llm.config import ConfigError
 from extractor.queue.documents import item_document
-from extractor.queue.edits import apply_edits
+from extractor.queue.corrections import correct
+from extractor.queue.edits import apply_edits, value_fields
+from extractor.queue.facts import search_concepts
 from extractor.queue.gold import export_gold
 from extractor.queue.reviewers import add_reviewer, reviewer_names
 from extractor.queue.settings import QueueSettings, resolve_queue_settings
@@ -128,10 +130,12 @@ def _summary(item: Item, now: float) -> dict[str, object]:
 def show_command(
     item_id: int = typer.Argument(..., metavar="ID"),
     as_json: bool = typer.Option(False, "--json", help="The item with its extraction and audit log as JSON."),
+    values: bool = typer.Option(False, "--values", help="Also every value with its path and span, for 'queue edit'."),
     queue: QueueUrlOption = None,
     config: ConfigOption = None,
 ) -> None:
-    """One item: where its document is, who holds it, its findings and its audit log."""
+    """One item: where its document is, who holds it, its findings (finding ids, and the numbers
+    nobody extracted with their START:END spans) and its audit log."""
     store = open_queue(queue_settings(queue, config))
     try:
         item = store.get(item_id)
@@ -153,6 +157,16 @@ def show_command(
         console.print(f"{item.status.value}: {escape(item.resolution)}")
     if item.extraction.validation is not None:
         console.print(findings_table(item.document_id, item.extraction.validation))
+        _print_unexplained(console, item)
+    if values:
+        shown = Table(title="values (paths for queue edit --delete / --span / --set)", title_justify="left")
+        for column in ("path", "value", "unit", "period end", "span", "printed"):
+            shown.add_column(column, overflow="fold")
+        for value in value_fields(item.extraction.note):
+            source = value.amount.source
+            shown.add_row(escape(value.path), format(value.amount.value, "f"), value.amount.unit, value.fact.period.end_date.isoformat(),
+                          f"{source.start}:{source.end}" if source else "", escape(source.text) if source else "")  # fmt: skip
+        console.print(shown)
     table = Table(title="audit log", title_justify="left")
     for column in ("when", "who", "action", "version", "field", "from", "to", "note"):
         table.add_column(column, overflow="fold")
@@ -204,6 +218,7 @@ def resolve_command(
     accept: bool = typer.Option(None, "--accept/--reject", help="Accept the (corrected) extraction, or reject it."),
     reason: str = typer.Option("", help="Why; needed to reject, and to accept while error findings remain (they are kept as filing quirks)."),
     set_fields: list[str] = typer.Option([], "--set", metavar="FIELD=VALUE", help="Correct a field first, e.g. 'award_activity[0].rows[2].count.value=1234' (.unit, .period.end, <group>.award). Repeatable; re-validated before resolving."),
+    accept_finding: list[str] = typer.Option([], "--accept-finding", metavar="ID=REASON", help="Accept one finding as true of the filing (ids: 'queue show ID'). Its values stay in the gold; an error left without one keeps the values it involves out. Each coverage finding needs one to accept. Repeatable."),
     version: int | None = typer.Option(None, help="The version you reviewed; refused if the item changed since (default: the current one)."),
     reviewer: ReviewerOption = _default_reviewer(),
     root: RootOption = None,
@@ -219,6 +234,7 @@ def resolve_command(
       extractor queue resolve 7 --accept
       extractor queue resolve 7 --set 'award_activity[0].rows[2].count.value=1234' --accept
       extractor queue resolve 9 --reject --reason 'a pension note, not stock compensation'
+      extractor queue resolve 7 --accept --accept-finding 'coverage.prose:1a2b3c4d5e=dividends, out of scope'
     """
     if accept is None:
         err.print("[red]error[/red]: say --accept or --reject")
@@ -241,10 +257,81 @@ def resolve_command(
             err.print(f"saved version {item.version}: {len(changes)} fields changed; {len(corrected.validation.errors)} errors left")
         if accept:  # gold must come from a document that is still there, unchanged
             item_document(item, settings.root)
-        item = store.resolve(item_id, reviewer, expected, accept, reason)
+        reasons = _pairs(accept_finding, "--accept-finding", "ID=REASON")
+        item = store.resolve(item_id, reviewer, expected, accept, reason, reasons)
     except (QueueError, ValueError) as error:
         raise _refused(error) from error  # type: ignore[arg-type]
     err.print(f"item {item.id} {item.status.value} (version {item.version})")
+
+
+@queue_app.command("edit")
+@unusable_queue_file()
+def edit_command(
+    item_id: int = typer.Argument(..., metavar="ID"),
+    add: list[str] = typer.Option([], "--add", metavar="FIELDS", help="Add a fact the extractor missed, as comma-separated key=value: concept, value (base units), unit, span (START:END in the document text), instant or end (and start) dates; optional award, label, scale. Repeatable."),
+    delete: list[str] = typer.Option([], "--delete", metavar="PATH", help="Delete a wrong value, e.g. 'expense[3].amount' (paths: 'queue show ID --values'). Repeatable."),
+    span: list[str] = typer.Option([], "--span", metavar="PATH=START:END", help="Re-point a value at the number printed at START:END of the document text. Repeatable."),
+    set_fields: list[str] = typer.Option([], "--set", metavar="FIELD=VALUE", help="Correct a field, e.g. 'award_activity[0].rows[2].count.value=1234' (.unit, .period.end, <group>.award). Repeatable."),
+    version: int | None = typer.Option(None, help="The version you reviewed; refused if the item changed since (default: the current one)."),
+    reviewer: ReviewerOption = _default_reviewer(),
+    root: RootOption = None,
+    queue: QueueUrlOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Correct an item as the review page does: add missed facts, delete wrong values, re-point spans,
+    set fields. Re-validates against the document, prints what was resolved and what is new, and
+    audits every change (who, when, what, from, to). Accept or reject afterwards with 'queue resolve'.
+
+    Find what to work on with 'queue show ID --values': the values with their paths and spans, and the numbers the coverage rules found unexplained, with their START:END spans and hints. 'queue concepts WORDS' searches the concepts to add a fact under.
+
+    Exit status: 0 when saved; 1 when refused (a bad field, someone else's claim, a newer version); 2 for bad arguments.
+
+    Examples:
+      extractor queue edit 7 --add 'concept=CommonStockCapitalSharesReservedForFutureIssuance,value=633000000,unit=shares,instant=2024-12-31,span=633:636,award=rsu'
+      extractor queue edit 7 --delete 'expense[3].amount' --span 'award_activity[0].rows[0].count=1954:1957'
+    """
+    fields: dict[str, str] = {}
+    for number, text in enumerate(add):
+        for key, value in _pairs(text.split(","), "--add", "KEY=VALUE,...").items():
+            key = {"instant": "period.instant", "start": "period.start", "end": "period.end"}.get(key, key)
+            fields[f"add[{number}].{key}"] = value
+    fields |= {f"{path}.delete": "1" for path in delete}
+    fields |= {f"{path}.span": where for path, where in _pairs(span, "--span", "PATH=START:END").items()}
+    fields |= _pairs(set_fields, "--set", "FIELD=VALUE")
+    if not fields:
+        err.print("[red]error[/red]: nothing to do: give --add, --delete, --span or --set")
+        raise typer.Exit(code=2)
+    settings = queue_settings(queue, config, root)
+    store = open_queue(settings)
+    try:
+        item = store.get(item_id)
+        expected = item.version if version is None else version
+        check_version(item, expected)  # the edits apply to this copy: it must be the version named
+        done = correct(item.extraction, fields, item_document(item, settings.root))
+        item = store.save(item_id, reviewer, expected, done.extraction, done.changes, done.account)
+    except (QueueError, ValueError) as error:
+        raise _refused(error) from error  # type: ignore[arg-type]
+    for change in done.changes:
+        err.print(f"  {escape(change.field)}: {escape(change.before or '-')} -> {escape(change.after or '-')}")
+    left = done.extraction.validation.errors if done.extraction.validation else []
+    err.print(f"saved version {item.version}: {len(done.changes)} changes; {escape(done.account)}; {len(left)} errors left")
+
+
+@queue_app.command("concepts")
+def concepts_command(words: list[str] = typer.Argument(None, help="Words to look for, e.g. 'reserved' or 'options granted'.")) -> None:
+    """The concepts a fact can be added under (the schema's, and common us-gaap line items), with the
+    unit their facts take. Any us-gaap name or ext:CamelCaseName is accepted too."""
+    for concept in search_concepts(" ".join(words or []), limit=200):
+        sys.stdout.write(f"{concept.name}\t{concept.unit}\t{concept.words}\n")
+
+
+def _pairs(items: list[str], option: str, shape: str) -> dict[str, str]:
+    """'KEY=VALUE' items as a dict; exit 2 naming the option when one has no '='."""
+    pairs = [item.split("=", 1) for item in items if item.strip()]
+    if any(len(pair) != 2 for pair in pairs):
+        err.print(f"[red]error[/red]: {option} takes {shape}")
+        raise typer.Exit(code=2)
+    return {key.strip(): value for key, value in pairs}
 
 
 @queue_app.command("export-gold")
@@ -366,3 +453,26 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _print_unexplained(console: Console, item: Item) -> None:
+    """Each finding's id, and the numbers coverage findings list, with what 'queue edit --add' needs."""
+    validation = item.extraction.validation
+    if validation is None or not validation.findings:
+        return
+    ids = Table(title="finding ids (for queue resolve --accept-finding ID=REASON)", title_justify="left")
+    for column in ("id", "severity", "unexplained numbers (span text · where · period · award)"):
+        ids.add_column(column, overflow="fold")
+    for finding in validation.findings:
+        numbers = "\n".join(
+            f"{n.start}:{n.end} {n.text} · {n.where} · {_period_words(n.period)} · {n.award or '-'}" for n in finding.numbers[:50]
+        ) + (f"\n… and {len(finding.numbers) - 50} more" if len(finding.numbers) > 50 else "")
+        ids.add_row(escape(finding.id), finding.severity, escape(numbers))
+    console.print(ids)
+
+
+def _period_words(period: object) -> str:
+    if period is None:
+        return "-"
+    instant, start, end = getattr(period, "instant"), getattr(period, "start"), getattr(period, "end")
+    return f"instant={instant}" if instant else f"start={start or ''},end={end}"

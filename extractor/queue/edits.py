@@ -7,6 +7,13 @@ Field names are schema paths plus what is edited, the same in the review page's 
     award_activity[0].rows[3].count.unit        shares, USD, USD/share, pure, years
     award_activity[0].rows[3].count.period.end  an ISO date (or .instant, .start; empty clears it)
     award_activity[0].award                     the award type of a whole table or group
+    award_activity[0].rows[3].count.span        re-point: 'START:END' offsets into the document text
+    award_activity[0].rows[3].count.delete      '1' removes the value (a list entry whose amount it is goes too)
+    add[0].concept, add[0].value, add[0].unit,  a fact the extractor missed, kept as a line item with its
+    add[0].span, add[0].period.end, ...         span; see `extractor.queue.facts`
+
+Edits of existing values apply first, then additions, then deletions from the last path back,
+so one form's field names all mean what the page showed.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 
 from extractor.extraction import Extraction
+from extractor.queue.facts import added_line_item, number_span
 from extractor.queue.store import Change
 from schemas.concepts import iter_located_facts
 from schemas.facts import Fact
@@ -63,16 +71,28 @@ def value_fields(note: StockCompensationNote) -> list[ValueField]:
     return fields
 
 
-def apply_edits(extraction: Extraction, submitted: Mapping[str, str]) -> tuple[Extraction, list[Change]]:
-    """The extraction with the submitted fields set, and what changed (validation not re-run here).
-    Fields equal to the saved value are no change; EditError lists every field that cannot be set."""
+def apply_edits(extraction: Extraction, submitted: Mapping[str, str], text: str | None = None) -> tuple[Extraction, list[Change]]:
+    """The extraction with the submitted fields set, facts added and values deleted, and what
+    changed (validation not re-run here). `text` is the document's text: spans are checked against
+    it, so re-pointing or adding needs it. Fields equal to the saved value are no change; EditError
+    lists every field that cannot be set."""
     note = extraction.note.model_dump()
     changes: list[Change] = []
     problems: list[str] = []
+    additions: dict[str, dict[str, str]] = {}
+    deletions: list[str] = []
     for name, raw in submitted.items():
-        text = raw.strip()
+        value = raw.strip()
+        if name.startswith("add["):
+            index, _, part = name.partition("].")
+            additions.setdefault(index + "]", {})[part] = value
+            continue
+        if name.endswith(".delete"):
+            if value:
+                deletions.append(name.removesuffix(".delete"))
+            continue
         try:
-            change = _apply(note, name, text)
+            change = _span(note, name, value, text) if name.endswith(".span") else _apply(note, name, value)
         except (KeyError, IndexError, TypeError):
             problems.append(f"{name}: no such field in this extraction")
             continue
@@ -81,6 +101,21 @@ def apply_edits(extraction: Extraction, submitted: Mapping[str, str]) -> tuple[E
             continue
         if change is not None:
             changes.append(change)
+    for key, parts in sorted(additions.items(), key=lambda pair: _add_index(pair[0])):
+        if not any(parts.values()):  # an empty row of the form: nothing to add
+            continue
+        try:
+            item = added_line_item(parts, text)
+        except ValueError as error:
+            problems.append(f"{key}: {error}")
+            continue
+        note["line_items"].append(item.model_dump())
+        changes.append(Change(f"line_items[{len(note['line_items']) - 1}]", "", describe(item.amount, item.concept, item.award)))
+    for path in sorted(set(deletions), key=path_steps, reverse=True):  # last first: earlier list indexes stay valid
+        try:
+            changes.append(_delete(extraction.note, note, path))
+        except (KeyError, IndexError, TypeError):
+            problems.append(f"{path}.delete: no such value in this extraction")
     if problems:
         raise EditError("; ".join(problems))
     try:
@@ -112,6 +147,59 @@ def _apply(note: dict[str, Any], name: str, text: str) -> Change | None:
             raise ValueError(f"{text!r} is not a unit ({', '.join(UNITS)})")
         return _set(amount, "unit", text, name)
     raise KeyError(name)
+
+
+def _span(note: dict[str, Any], name: str, value: str, text: str | None) -> Change | None:
+    """Re-point a value at another printed number: the span narrows to the number inside the selection."""
+    amount = _walk(note, path_steps(name.removesuffix(".span")))
+    if not isinstance(amount, dict) or "value" not in amount:
+        raise KeyError(name)
+    before = amount.get("source")
+    if not value or (before and value == f"{before['start']}:{before['end']}"):  # the form sends every value's span
+        return None
+    start, end = number_span(value, text)
+    if before and (before["start"], before["end"]) == (start, end):
+        return None
+    assert text is not None  # number_span refuses a missing text
+    amount["source"] = {"start": start, "end": end, "text": text[start:end]}
+    return Change(name, _span_words(before), _span_words(amount["source"]))
+
+
+def _delete(model: StockCompensationNote, note: dict[str, Any], path: str) -> Change:
+    """Remove one value: an optional amount becomes empty; a list entry that exists for its amount
+    (an expense line, a line item) leaves its list."""
+    steps = path_steps(path)
+    owner = _walk(model, steps[:-1])
+    name = steps[-1]
+    if not isinstance(owner, BaseModel) or not isinstance(name, str) or not isinstance(getattr(owner, name), Amount):
+        raise KeyError(path)
+    amount: Amount = getattr(owner, name)
+    before = describe(amount)
+    if type(owner).model_fields[name].is_required():
+        if not isinstance(steps[-2], int):
+            raise KeyError(path)
+        del _walk(note, steps[:-2])[steps[-2]]
+    else:
+        _walk(note, steps[:-1])[name] = None
+    return Change(f"{path}.delete", before, "")
+
+
+def describe(amount: Amount, concept: str | None = None, award: str | None = None) -> str:
+    """One value in a line of the audit log: what, how much, when, where printed."""
+    period = amount.period
+    when = f"at {period.instant}" if period.instant else f"{period.start or '…'} to {period.end}"
+    head = f"{concept} " if concept else ""
+    head += f"[{award}] " if award else ""
+    return f"{head}{_shown(amount.value)} {amount.unit} {when} @{_span_words(amount.source.model_dump() if amount.source else None)}"
+
+
+def _span_words(source: dict[str, Any] | None) -> str:
+    return f"{source['start']}:{source['end']} '{source['text']}'" if source else "no span"
+
+
+def _add_index(key: str) -> int:
+    digits = key.removeprefix("add[").removesuffix("]")
+    return int(digits) if digits.isdigit() else 1 << 30
 
 
 def _set(holder: dict[str, Any], key: str, value: Any, name: str) -> Change | None:

@@ -4,8 +4,14 @@ and where it came from, so `extractor eval` scores the next prompt against revie
     SUITE/suite.toml                     one [[documents]] entry per exported item (appended)
     SUITE/documents/q12_<id>.htm         the filing section, copied (the suite stands alone)
     SUITE/gold/q12_<id>.facts.jsonl      the accepted extraction in the shared facts format
-    SUITE/gold/q12_<id>.accepted.jsonl   findings the reviewer accepted as true of the filing
-    SUITE/gold/q12_<id>.provenance.json  the item, its extraction's provenance and its audit log
+    SUITE/gold/q12_<id>.accepted.jsonl   findings the reviewer accepted, one by one, as true of the filing
+    SUITE/gold/q12_<id>.provenance.json  the item, its extraction's provenance, its audit log, what was
+                                         left out of the gold and where it is partial
+
+Gold is what a reviewer confirmed, never what merely passed through their hands: the facts added
+in review are written with the rest, but a value an unresolved error finding involves stays out
+unless the reviewer accepted that finding individually. An item accepted with numbers still
+unexplained (coverage findings, each with its reason) is tagged "partial".
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from extractor.bulk.sources import split_ref
 from extractor.queue.documents import item_source
 from extractor.queue.store import Item, ItemStatus, Queue, QueueError, clock_time
 from extractor.tomlfile import read_toml
+from extractor.validator import FactRef, Finding
 from schemas.concepts import to_facts
+from schemas.facts import Fact
 
 
 @dataclass
@@ -101,7 +109,8 @@ def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: 
     for relative in paths.values():
         (suite / relative).parent.mkdir(parents=True, exist_ok=True)
     (suite / paths["path"]).write_bytes(data)
-    (suite / paths["gold"]).write_text("".join(f.to_json() + "\n" for f in to_facts(extraction.note)), encoding="utf-8")
+    facts, excluded = gold_facts(item)
+    (suite / paths["gold"]).write_text("".join(f.to_json() + "\n" for f in facts), encoding="utf-8")
     if quirks:
         (suite / paths["accepted"]).write_text("".join(json.dumps(q) + "\n" for q in quirks), encoding="utf-8")
     provenance = {
@@ -110,6 +119,8 @@ def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: 
         "entered": {"reason": item.reason.value, "from": item.entered_from},
         "extraction": extraction.provenance.model_dump(mode="json"),
         "resolution": item.resolution,
+        "excluded": excluded,
+        "partial": partial(item, quirks),
         "audit": [asdict(entry) for entry in audit],
     }
     (suite / paths["provenance"]).write_text(json.dumps(provenance, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -119,5 +130,39 @@ def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: 
     lines = ["", "[[documents]]", f"id = {json.dumps(entry_id)}"]
     lines += [f"{key} = {json.dumps(path.as_posix())}" for key, path in paths.items() if key != "provenance"]
     lines += [f"format = {json.dumps(document.format)}", f"source = {json.dumps(source, ensure_ascii=False)}",
-              'tags = ["reviewed"]']  # fmt: skip
+              f"tags = {json.dumps(['reviewed', 'partial'] if provenance['partial'] else ['reviewed'])}"]  # fmt: skip
     return "\n".join(lines) + "\n"
+
+
+def gold_facts(item: Item) -> tuple[list[Fact], list[dict[str, str]]]:
+    """The facts an accepted item vouches for, and those left out with the finding that keeps each out:
+    every value an error finding involves, unless the reviewer accepted that finding individually."""
+    validation = item.extraction.validation
+    accepted = {entry["id"] for entry in json.loads(item.accepted_findings)} if item.accepted_findings else set()
+    doubted: dict[tuple[object, str], Finding] = {}
+    for finding in validation.errors if validation else []:
+        if finding.id not in accepted:
+            for ref in finding.facts:
+                doubted.setdefault(_identity(ref), finding)
+    facts, excluded = [], []
+    for fact in to_facts(item.extraction.note):
+        blamed = doubted.get(_identity(FactRef.of(None, fact)))
+        if blamed is None:
+            facts.append(fact)
+        else:
+            excluded.append({"concept": fact.concept, "value": format(fact.value, "f"), "period_end": fact.period.end_date.isoformat(),
+                             "finding": blamed.id, "rule": blamed.rule, "message": blamed.message})  # fmt: skip
+    return facts, excluded
+
+
+def partial(item: Item, quirks: list[dict[str, str]]) -> list[dict[str, object]]:
+    """Where the gold is known to be incomplete: each coverage finding accepted with its reason, and its numbers."""
+    validation = item.extraction.validation
+    reasons = {q["id"]: q.get("reason", "") for q in quirks}
+    return [{"finding": f.id, "rule": f.rule, "reason": reasons.get(f.id, item.resolution or ""),
+             "numbers": [{"start": n.start, "end": n.end, "text": n.text, "where": n.where} for n in f.numbers]}
+            for f in (validation.findings if validation else []) if f.family == "coverage"]  # fmt: skip
+
+
+def _identity(ref: FactRef) -> tuple[object, str]:
+    return ref.key(), format(ref.value.normalize(), "f")

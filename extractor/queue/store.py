@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 
 from extractor.extraction import Extraction
+from extractor.validator import Finding
 
 
 class ItemStatus(str, Enum):
@@ -67,7 +68,7 @@ class AuditEntry:
     item_id: int
     at: float
     reviewer: str
-    action: str  # enqueued, claimed, taken_over, released, corrected, accepted, rejected, exported
+    action: str  # enqueued, claimed, taken_over, released, corrected, revalidated, finding_accepted, accepted, rejected, exported
     version: int
     field: str | None = None
     before: str | None = None
@@ -129,7 +130,7 @@ create table if not exists items (
     lease_until real,
     version integer not null default 1,
     resolution text,                    -- the accept or reject reason
-    accepted_findings text,             -- JSON [{id, reason}]: findings the reviewer confirmed true of the filing
+    accepted_findings text,             -- JSON [{id, rule, reason}]: findings the reviewer accepted one by one as true of the filing
     created real not null,
     updated real not null,
     updated_by text
@@ -355,11 +356,13 @@ class Queue:
     # changes ----------------------------------------------------------------------------------
 
     def save(self, item_id: int, reviewer: str, expected_version: int, extraction: Extraction,
-             changes: Sequence[Change]) -> Item:  # fmt: skip
-        """Store a corrected extraction (validated by the caller) as the next version, each change audited.
+             changes: Sequence[Change], revalidated: str | None = None) -> Item:  # fmt: skip
+        """Store a corrected extraction (validated by the caller) as the next version, each change audited,
+        and `revalidated` (which findings the changes resolved and which are new) as an entry of its own.
         Conflict when the item moved on since `expected_version` or another reviewer holds it."""
         if not changes:
-            raise QueueError("nothing changed: no value, unit, period or award type differs from the saved version")
+            raise QueueError("nothing changed: no value, unit, period, award type or span differs from the saved version, "
+                             "and nothing was added or deleted")  # fmt: skip
         now = self.clock()
         with self.transaction() as db:
             item = self._writable(db, item_id, reviewer, expected_version, now)
@@ -373,25 +376,41 @@ class Queue:
             _set_rules(db, item_id, extraction)
             for change in changes:
                 _audit(db, item_id, now, reviewer, "corrected", version, change.field, change.before, change.after)
+            if revalidated:
+                _audit(db, item_id, now, reviewer, "revalidated", version, note=revalidated)
         return self.get(item_id)
 
-    def resolve(self, item_id: int, reviewer: str, expected_version: int, accept: bool, reason: str) -> Item:
-        """Accept or reject; remaining error findings accepted with the item are kept as filing quirks."""
+    def resolve(self, item_id: int, reviewer: str, expected_version: int, accept: bool, reason: str,
+                finding_reasons: Mapping[str, str] | None = None) -> Item:  # fmt: skip
+        """Accept or reject. Findings accepted individually (`finding_reasons`: finding id -> why it is
+        true of the filing) are kept as the filing's quirks and leave their values in the gold; an error
+        left without one keeps the values it involves out of the gold. Coverage findings (numbers nobody
+        extracted) each need a reason to accept, so partial gold says where it is partial."""
         reason = reason.strip()
+        reasons = {key: why.strip() for key, why in (finding_reasons or {}).items() if why.strip()}
         now = self.clock()
         with self.transaction() as db:
             item = self._writable(db, item_id, reviewer, expected_version, now)
-            errors = item.extraction.validation.errors if item.extraction.validation else []
+            findings = item.extraction.validation.findings if item.extraction.validation else []
+            known = {f.id: f for f in findings}
+            if unknown := sorted(set(reasons) - set(known)):
+                raise QueueError(f"no finding {', '.join(unknown)} on version {item.version}; reload the page")
+            if accept and (uncovered := [f for f in findings if f.family == "coverage" and f.id not in reasons]):
+                raise QueueError(f"accepting with {len(uncovered)} coverage findings left needs a reason for each (why the numbers "
+                                 f"of {', '.join(_where(f) for f in uncovered[:5])} are not extracted), or add the facts first")  # fmt: skip
+            errors = [f for f in findings if f.severity == "error" and f.id not in reasons]
             if not reason and (not accept or errors):
-                what = "rejecting" if not accept else f"accepting with {len(errors)} error findings left"
+                what = "rejecting" if not accept else f"accepting with {len(errors)} error findings left that no reason accepts"
                 raise QueueError(f"a reason is needed when {what}")
-            quirks = json.dumps([{"id": f.id, "reason": reason} for f in errors]) if accept and errors else None
+            kept = [{"id": key, "rule": known[key].rule, "reason": why} for key, why in reasons.items()] if accept else []
             status = ItemStatus.accepted if accept else ItemStatus.rejected
             db.execute(
                 "update items set status = ?, resolution = ?, accepted_findings = ?, version = ?, claimed_by = null, "
                 "lease_until = null, updated = ?, updated_by = ? where id = ?",
-                (status.value, reason or None, quirks, item.version + 1, now, reviewer, item_id),
+                (status.value, reason or None, json.dumps(kept) if kept else None, item.version + 1, now, reviewer, item_id),
             )
+            for entry in kept:
+                _audit(db, item_id, now, reviewer, "finding_accepted", item.version + 1, entry["id"], note=entry["reason"])
             _audit(db, item_id, now, reviewer, status.value, item.version + 1, note=reason or None)
         return self.get(item_id)
 
@@ -493,6 +512,11 @@ def _audit_claim(db: sqlite3.Connection, item: Item, reviewer: str, now: float) 
     took_over = item.claimed_by is not None and item.claimed_by != reviewer
     note = f"{item.claimed_by}'s claim had expired" if took_over else None
     _audit(db, item.id, now, reviewer, "taken_over" if took_over else "claimed", item.version, note=note)
+
+
+def _where(finding: Finding) -> str:
+    """Where a coverage finding's numbers are ('table 2'), for a refusal that names them."""
+    return finding.numbers[0].where.split(",")[0] if finding.numbers else finding.rule
 
 
 def _tally(extraction: Extraction) -> tuple[int, int]:

@@ -30,10 +30,12 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extractor.queue.documents import DocumentError, item_document
-from extractor.queue.edits import AWARD_TYPES, UNITS, EditError, apply_edits
+from extractor.queue.corrections import correct
+from extractor.queue.edits import AWARD_TYPES, UNITS, EditError
+from extractor.queue.facts import schema_concepts
 from extractor.queue.reviewers import Session, session, sign_in, sign_in_name, sign_out
 from extractor.queue.store import Conflict, Item, ItemStatus, Queue, QueueError, check_version, clock_time
-from extractor.review.page import item_view
+from extractor.review.page import LINKS_SHOWN, item_view
 from extractor.validator import validate
 
 HERE = Path(__file__).parent
@@ -215,7 +217,8 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
     scrypts = anyio.CapacityLimiter(SCRYPT_SLOTS)
     validating = Bounded(save_seconds)
     templates = Jinja2Templates(directory=HERE / "templates")
-    templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES)
+    templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES,
+                                 concepts=schema_concepts(), links=LINKS_SHOWN)
 
     app.add_middleware(BodyCap, save_bytes=save_bytes)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=[*LOCAL_HOSTS, *hosts], www_redirect=False)
@@ -260,6 +263,8 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         notice = NOTICES.get(request.query_params.get("notice", ""))
         if request.query_params.get("notice") == "saved":
             notice = _saved_notice(request.query_params)
+            account = next((e.note for e in reversed(context.get("audit", [])) if e.action == "revalidated"), None)
+            notice += f" {account[:1].upper()}{account[1:]}." if account else ""
         base = {"reviewer": who.reviewer if who else None, "csrf": who.csrf if who else "", "notice": notice,
                 "error": _clipped(error) if error else None}  # fmt: skip
         return templates.TemplateResponse(request, name, base | context, status_code=status_code)
@@ -395,11 +400,8 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
             check_version(item, version)  # the edits go onto this copy: it must be the version the save writes over
             document = item_document(item, root)
             fields = _edit_fields(form)
-            corrected, changes = apply_edits(item.extraction, fields)
-            corrected.validation = validating(validate, corrected, document)
-            before = {f.id for f in item.extraction.validation.findings} if item.extraction.validation else set()
-            after = {f.id for f in corrected.validation.findings}
-            queue.save(item_id, who.reviewer, version, corrected, changes)
+            done = correct(item.extraction, fields, document, lambda extraction, doc: validating(validate, extraction, doc))
+            queue.save(item_id, who.reviewer, version, done.extraction, done.changes, done.account)
         except DocumentError as problem:
             return item_page(request, who, item_id, 409, f"not saved: {problem}; corrections cannot be checked without it")
         except Conflict as conflict:
@@ -409,7 +411,7 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         except TooSlow:
             return item_page(request, who, item_id, 503, f"not saved: checking these corrections took over {save_seconds:g} seconds; "
                              "try again, and report the item if it happens again")  # fmt: skip
-        query = urlencode({"notice": "saved", "changed": len(changes), "resolved": len(before - after), "new": len(after - before)})
+        query = urlencode({"notice": "saved", "changed": len(done.changes), "resolved": len(done.resolved), "new": len(done.new)})
         return RedirectResponse(f"/items/{item_id}?{query}", status_code=303)
 
     async def resolve(request: Request, item_id: int, accept: bool) -> Response:
@@ -421,7 +423,8 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
             except QueueError as problem:
                 return item_page(request, who, item_id, 409, f"not accepted: {problem}")
         action = "accepted" if accept else "rejected"
-        return await run_in_threadpool(_acted, lambda: queue.resolve(item_id, who.reviewer, _version(form), accept, reason),
+        reasons = {name.removeprefix("finding."): str(value) for name, value in form.multi_items() if name.startswith("finding.")}
+        return await run_in_threadpool(_acted, lambda: queue.resolve(item_id, who.reviewer, _version(form), accept, reason, reasons),
                                        item_id, action, request, who, item_page)  # fmt: skip
 
     @app.post("/items/{item_id}/accept")
