@@ -80,7 +80,7 @@ def extract(
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of standard output."),
     validate_output: bool = typer.Option(True, "--validate/--no-validate", help="Check every extraction against itself and its document."),
     accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every table no rule mapped, one per line (by default: how many, and the first few titles; the JSON output's tables_unmapped always holds them all)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every table no rule mapped, one per line (by default: how many, and the first few titles; the JSON output's tables_unmapped always holds them all), and every block the hybrid backend sent to the LLM, with why (provenance.asked in the JSON)."),
     send_to_queue: bool = typer.Option(False, "--queue", help="Send extractions that fail validation (and a sample of passing ones, qa_rate in extractor.toml's queue table) to the correction queue (extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite)."),
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
@@ -144,6 +144,9 @@ def extract(
             err.print(f"[yellow]warning[/yellow]: {escape(str(path))}: {escape(warning)}")
         if extraction.tables_unmapped:
             err.print(f"[yellow]note[/yellow]: {escape(str(path))}: {escape(unmapped_note(extraction.tables_unmapped, verbose))}")
+        for block in extraction.provenance.asked if verbose else ():
+            where = f"{block.kind} {block.index + 1} (characters {block.start:,}-{block.end:,})"
+            err.print(f"asked the LLM: {escape(str(path))}: {where}: {escape(block.reason)}")
         extractions.append(extraction)
     _write(extractions, output_format, output)
     if review_queue is not None and review_settings is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -12,12 +13,25 @@ from extractor.validator.findings import Validation
 from schemas.stock_compensation import StockCompensationNote
 
 
+class AskedBlock(BaseModel):
+    """A table or paragraph the hybrid backend sent to the LLM, and why: where a reviewer looks first."""
+
+    kind: Literal["table", "paragraph"]
+    index: int = Field(ge=0, description="Its number among the note's tables, or paragraphs, from 0 (as in coverage findings).")
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    reason: str = Field(description="'3 unexplained numbers: 557, 1,816, 157', 'error finding totals.sum', or both.")
+
+
 class Provenance(BaseModel):
     backend: str
     model: str | None = None
     prompt_id: str | None = None
     prompt_hash: str | None = None
     code_version: str | None = None
+    asked: list[AskedBlock] = Field(
+        default_factory=list, description="Hybrid: the blocks sent to the LLM and why; empty when none was."
+    )
 
 
 class Filing(BaseModel):

@@ -303,7 +303,7 @@ def model() -> Iterator[ScriptedServer]:
         prompt = json.dumps(body["messages"])
         if "has one share award plan" in prompt:
             return error_reply(500, "scripted: this document always fails")
-        return next(reply for marker, reply in answers.items() if marker in prompt)
+        return next((reply for marker, reply in answers.items() if marker in prompt), tool_reply({}))  # a hybrid block: nothing more
 
     with ScriptedServer(respond) as server:
         yield server
@@ -361,8 +361,13 @@ def test_hybrid_run_asks_the_llm_only_where_rules_fall_short(model, tmp_path: Pa
     written = records(out)
     complete = [r for r in written if any("no LLM call" in w for w in r["extraction"]["warnings"])]
     asked = [r for r in written if r not in complete]
-    assert complete and asked  # one seed has a part rules leave empty, the other none
-    assert len(model.requests) - asked_before == len(asked) == sum(r["extraction"]["usage"]["requests"] for r in asked)
+    assert complete and asked  # seed 000 has numbers rules leave unexplained in four paragraphs, seed 002 none
+    assert all(r["extraction"]["provenance"]["asked"] == [] for r in complete)
+    for record in asked:  # the record says which blocks were sent, and why
+        blocks = record["extraction"]["provenance"]["asked"]
+        assert [(b["kind"], b["index"]) for b in blocks] == [("paragraph", 6), ("paragraph", 7), ("paragraph", 10), ("paragraph", 11)]
+        assert blocks[3]["reason"] == "2 unexplained numbers: 7,500, 10,000"
+    assert len(model.requests) - asked_before == 4 * len(asked) == sum(r["extraction"]["usage"]["requests"] for r in asked)
     assert {r["extraction"]["provenance"]["backend"] for r in written} == {"hybrid"}
 
 

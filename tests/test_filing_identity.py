@@ -22,7 +22,7 @@ from extractor.cli import app
 from extractor.extraction import Filing
 from extractor.llm.config import LLMConfig
 from extractor.loaders import load
-from fixture_paths import EDGAR_KMX, FIXTURES, ROOT, SEED_002
+from fixture_paths import EDGAR_KMX, FIXTURES, ROOT, SEED_000, SEED_002
 from llm_server import ScriptedServer, tool_reply
 from scripted_answers import quoted_answer
 
@@ -51,11 +51,11 @@ def test_llm_and_hybrid_backends_carry_the_filing() -> None:
         settings = LLMConfig.model_validate({"base_url": server.base_url, "model": "scripted", "cache": "off", "retry_wait": 0.01})
         server.script.append(tool_reply(quoted_answer(rules.extract(doc), doc)))
         assert LLMBackend(settings).extract(doc).filing == expected
-        seed = load(SEED_002)  # rules leave a part it mentions empty; say it was filed by someone
+        seed = load(SEED_000)  # rules leave numbers of four paragraphs unexplained; say it was filed by someone
         said = seed.metadata.model_copy(update={"company": "CARMAX INC", "cik": "0001170010", "form": "10-K", "fiscal_period_end": D(2020, 2, 29)})
-        server.script.append(tool_reply({}))  # hybrid asks for that part, and merges the answer
+        server.script += [tool_reply({})] * 4  # hybrid asks about those paragraphs, and merges the answers
         merged = hybrid.extract(seed.model_copy(update={"metadata": said}), LLMBackend(settings))
-        assert len(server.requests) == 2 and merged.provenance.backend == "hybrid"
+        assert len(server.requests) == 5 and merged.provenance.backend == "hybrid"
         assert merged.filing == expected
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.backends import hybrid, rules
+from extractor.backends import rules
 from extractor.backends.llm import LLMBackend
 from extractor.document import Document
 from extractor.extraction import Extraction
@@ -235,36 +235,6 @@ def test_async_extracts_documents_concurrently(server):
     for name, extraction in zip(SEEDS, results):
         assert score(to_facts(extraction.note), gold(name)).f1 == 1.0
         assert extraction.usage.requests == 1
-
-
-def test_hybrid_makes_no_call_when_rules_read_every_part_and_pass(server):
-    extraction = hybrid.extract(document(SEEDS[1]), LLMBackend(config(server)))
-    assert server.requests == [] and extraction.provenance.backend == "hybrid"
-    assert "no LLM call" in extraction.warnings[-1]
-
-
-def test_hybrid_asks_for_an_empty_part_only_when_the_filing_mentions_it(server):
-    doc = document(SEEDS[0])  # says "expense" (unrecognized cost), never "preferred stock" or "repurchase"
-    assert hybrid.gaps(rules.extract(doc), doc) == (frozenset({"expense"}), frozenset())
-    server.script.append(tool_reply({}))
-    extraction = hybrid.extract(doc, LLMBackend(config(server)))
-    assert list(server.requests[0]["tools"][0]["function"]["parameters"]["properties"]) == ["expense"]
-    assert extraction.note == rules.extract(doc).note  # the LLM found no expense: nothing changes
-    assert "the LLM read nothing" in extraction.warnings[-1]
-
-
-def test_hybrid_asks_only_for_the_parts_rules_got_wrong(server):
-    aligned = load(FIXTURES / "text" / "002_aligned.txt")  # rules lose the award types here: conflict errors
-    empty, wrong = hybrid.gaps(rules.extract(aligned), aligned)
-    assert "award_activity" in wrong
-    answer = {part: value for part, value in answer_for(SEEDS[0]).items() if part in empty | wrong}
-    server.script.append(tool_reply(answer))
-    extraction = hybrid.extract(aligned, LLMBackend(config(server)))
-    asked = server.requests[0]["tools"][0]["function"]["parameters"]["properties"]
-    assert set(asked) == set(empty | wrong)
-    assert "Fill only these parts" in server.requests[0]["messages"][1]["content"]
-    assert validate(extraction, aligned).errors == []
-    check_grounded(extraction, aligned)
 
 
 def test_alignment_passes_table_exact_normalized_fuzzy_and_reports_absence():

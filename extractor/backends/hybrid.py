@@ -1,109 +1,172 @@
-"""Rules first; the LLM only for the parts of the note rules left empty or got wrong.
+"""Rules first; the LLM only for the tables and paragraphs where rules left numbers unread or misread.
 
-A part is a top-level field of the note (award_activity, expense, ...). Parts with an error finding
-are asked again and replaced by the LLM's reading when it has one; empty parts the filing mentions
-(schemas.stock_compensation.PART_SIGNALS) are filled. When rules read every mentioned part and
-pass validation, no LLM call is made.
+The validator says where the rules extraction falls short: coverage lists the numbers the note prints
+that no fact uses and nothing explains, and error findings blame facts by their spans. The blocks (one
+rebuilt table or one paragraph) holding either are sent to the LLM, one request each, and nothing else
+is: the model reads a few hundred characters instead of the note, and cannot unsettle what rules read
+well. Its reading is merged in without reading a number twice: a number a rules fact uses stays the
+rules fact, unless the block was sent for an error finding and the LLM read that number too (a table
+whose award type rules lost is misread in every row, though a conflict blames only some). No
+unexplained number and no error: no call. Every block sent is recorded, with why, in `provenance.asked`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from extractor.backends import rules
 from extractor.backends.llm import LLMBackend
 from extractor.document import Document
+from extractor.extraction import AskedBlock, Extraction
 from extractor.llm.client import EndpointError, LLMError
-from extractor.extraction import Extraction
+from extractor.llm.merge import amounts, merge, prune
+from extractor.tables import layout
 from extractor.validator import validate
-from schemas.stock_compensation import PART_SIGNALS
+from extractor.validator.coverage import check_coverage
+from extractor.validator.factset import FactSet
+from schemas.concepts import iter_located_facts
+from schemas.values import Amount
 
-PARTS = tuple(PART_SIGNALS)
-_TOP = re.compile(r"^[a-z_]+")
+SHOWN = 12  # unexplained numbers named in a block's reason
 
-
-def gaps(extraction: Extraction, document: Document) -> tuple[frozenset[str], frozenset[str]]:
-    """(empty parts the document mentions, parts with an error finding) of a rules extraction."""
-    note = extraction.note
-    empty = frozenset(
-        name
-        for name in PARTS
-        if getattr(note, name) in (None, []) and re.search(PART_SIGNALS[name], document.read_text, re.IGNORECASE)
-    )
-    validation = validate(extraction, document)
-    wrong = frozenset(
-        match.group() for finding in validation.errors for ref in finding.facts if (match := _TOP.match(ref.path))
-    )
-    return empty, wrong & frozenset(PARTS)
+Span = tuple[int, int]
 
 
 @dataclass(frozen=True)
 class Plan:
-    """The rules extraction, and the parts to ask the LLM for: empty ones the note mentions, wrong ones."""
+    """The rules extraction (its provenance naming the blocks to ask about) and what the merge needs."""
 
     ruled: Extraction
-    empty: frozenset[str]
-    wrong: frozenset[str]
+    blamed: list[Span]  # blocks sent for an error finding: there the LLM's reading replaces the rules'
+    coverage: Decimal | None  # the rules extraction's, for the summary after the merge
+    errors: int
 
     @property
-    def parts(self) -> frozenset[str]:
-        return self.empty | self.wrong
+    def asked(self) -> list[AskedBlock]:
+        return self.ruled.provenance.asked
 
 
 def plan(document: Document) -> Plan:
-    """Run rules and find their gaps; with none, `ruled` is final and no LLM call is needed."""
+    """Run rules, validate, and choose the blocks holding unexplained numbers or facts an error blames."""
     ruled = rules.extract(document)
-    empty, wrong = gaps(ruled, document)
     ruled.provenance.backend = "hybrid"
-    if not empty and not wrong:
-        ruled.warnings.append("hybrid: rules read every part the note mentions and it passed validation; no LLM call")
-    return Plan(ruled, empty, wrong)
+    validation = validate(ruled, document)
+    errors = [f for f in validation.errors if not f.rule.startswith("coverage.")]
+    # Coverage directly: validate leaves it out when rules read nothing, where every block is a gap.
+    unread = check_coverage(FactSet(iter_located_facts(ruled.note)), document).findings
+    tables, paragraphs = layout(document)
+    units = [("table", i, t.start, t.end) for i, t in enumerate(tables)]
+    units += [("paragraph", i, low, high) for i, (low, high) in enumerate(paragraphs)]
+    numbers: dict[int, list[str]] = {}
+    blamers: dict[int, list[str]] = {}
+    for finding in unread:
+        for number in finding.numbers:
+            if (at := _unit_of(units, number.start)) is not None:
+                numbers.setdefault(at, []).append(number.text)
+    for finding in errors:
+        for ref in finding.facts:
+            at = _unit_of(units, ref.source.start) if ref.source is not None else None
+            if at is not None and finding.rule not in blamers.get(at, []):
+                blamers.setdefault(at, []).append(finding.rule)
+    chosen = sorted(set(numbers) | set(blamers), key=lambda at: units[at][2])
+    ruled.provenance.asked = [
+        AskedBlock(kind=kind, index=index, start=start, end=end, reason=_reason(numbers.get(at, []), blamers.get(at, [])))
+        for at in chosen
+        for kind, index, start, end in [units[at]]
+    ]
+    if not chosen:
+        ruled.warnings.append("hybrid: rules left no number of the note unexplained and no error; no LLM call")
+    blamed = [(units[at][2], units[at][3]) for at in blamers]
+    return Plan(ruled, blamed, validation.coverage, len(validation.errors))
 
 
-def combine(planned: Plan, asked: Extraction | LLMError) -> Extraction:
-    """The rules extraction with the LLM's reading of the asked parts (kept as it is if the LLM failed)."""
+def combine(planned: Plan, asked: Extraction | LLMError, document: Document) -> Extraction:
+    """The rules extraction with the LLM's reading of the blocks sent (kept as it is if the LLM failed)."""
     ruled = planned.ruled
+    sent = f"{len(planned.asked)} block(s) sent ({', '.join(f'{b.kind} {b.index + 1}' for b in planned.asked)})"
     if isinstance(asked, LLMError):
-        ruled.warnings.append(f"hybrid: the LLM failed ({asked}); the rules extraction is kept as it is")
+        ruled.warnings.append(f"hybrid: {sent}; the LLM failed ({asked}); the rules extraction is kept as it is")
         ruled.usage = asked.usage
         return ruled
-    filled = [name for name in sorted(planned.parts) if getattr(asked.note, name) not in (None, [])]
-    note = ruled.note.model_copy(update={name: getattr(asked.note, name) for name in filled})
-    provenance = asked.provenance.model_copy(update={"backend": "hybrid"})
-    described = ", ".join(f"{name} ({'replaced' if name in planned.wrong else 'filled'})" for name in filled) or "nothing"
-    return ruled.model_copy(
-        update={
-            "note": note,
-            "provenance": provenance,
-            "usage": asked.usage,
-            "warnings": [*ruled.warnings, *asked.warnings, f"hybrid: the LLM read {described}; rules read the rest"],
-        }
+    protected = [span for a in amounts(ruled.note) if (span := _span(a)) and not _overlaps(span, planned.blamed)]
+    ungrounded = sum(a.source is None for a in amounts(asked.note))
+    read = prune(asked.note, lambda a: a.source is None or _overlaps(_span(a), protected))
+    assert read is not None  # a note has no required amount
+    new = [span for a in amounts(read) if (span := _span(a))]
+    kept = prune(ruled.note, lambda a: _overlaps(_span(a), planned.blamed) and _overlaps(_span(a), new))
+    assert kept is not None
+    replaced = sum(1 for _ in amounts(ruled.note)) - sum(1 for _ in amounts(kept))
+    conflicts: list[str] = []
+    note = merge(kept, read, conflicts)
+    merged = ruled.model_copy(update={
+        "note": note,
+        "provenance": asked.provenance.model_copy(update={"backend": "hybrid", "asked": planned.asked}),
+        "usage": asked.usage,
+        "warnings": [*ruled.warnings, *asked.warnings, *(f"hybrid: rules and the LLM disagree: {c}" for c in conflicts)],
+    })  # fmt: skip
+    after = validate(merged, document)
+    merged.warnings.append(
+        f"hybrid: {sent}; the LLM read {len(new)} value(s), {replaced} of them in place of rules readings in blocks with an error"
+        + (f", {ungrounded} it gave with no span in its block left out" if ungrounded else "")
+        + f"; coverage {_share(planned.coverage)} -> {_share(after.coverage)}, errors {planned.errors} -> {len(after.errors)}"
     )
+    return merged
 
 
 def extract(document: Document, llm: LLMBackend) -> Extraction:
     planned = plan(document)
-    if not planned.parts:
+    if not planned.asked:
         return planned.ruled
     try:
-        asked: Extraction | LLMError = llm.extract(document, only=planned.parts)
+        asked: Extraction | LLMError = llm.extract(document, blocks=block_spans(planned))
     except EndpointError:
         raise
     except LLMError as error:
         asked = error
-    return combine(planned, asked)
+    return combine(planned, asked, document)
 
 
 async def aextract(document: Document, llm: LLMBackend) -> Extraction:
     """As `extract`, with the LLM on the async client (bulk runs)."""
     planned = plan(document)
-    if not planned.parts:
+    if not planned.asked:
         return planned.ruled
     try:
-        asked: Extraction | LLMError = await llm.aextract(document, only=planned.parts)
+        asked: Extraction | LLMError = await llm.aextract(document, blocks=block_spans(planned))
     except EndpointError:
         raise
     except LLMError as error:
         asked = error
-    return combine(planned, asked)
+    return combine(planned, asked, document)
+
+
+def block_spans(planned: Plan) -> list[Span]:
+    """The character ranges of the blocks to ask about (a Batch API file's requests, too)."""
+    return [(block.start, block.end) for block in planned.asked]
+
+
+
+def _unit_of(units: list[tuple[str, int, int, int]], offset: int) -> int | None:
+    return next((at for at, (_, _, start, end) in enumerate(units) if start <= offset < end), None)
+
+
+def _reason(numbers: list[str], rules_: list[str]) -> str:
+    parts = []
+    if numbers:
+        shown = ", ".join(numbers[:SHOWN]) + (", …" if len(numbers) > SHOWN else "")
+        parts.append(f"{len(numbers)} unexplained number{'s' if len(numbers) != 1 else ''}: {shown}")
+    parts += [f"error finding {rule}" for rule in rules_]
+    return "; ".join(parts)
+
+
+def _span(amount: Amount) -> Span | None:
+    return (amount.source.start, amount.source.end) if amount.source is not None else None
+
+
+def _overlaps(span: Span | None, spans: list[Span]) -> bool:
+    return span is not None and any(span[0] < end and start < span[1] for start, end in spans)
+
+
+def _share(share: Decimal | None) -> str:
+    return "-" if share is None else f"{share:.0%}"

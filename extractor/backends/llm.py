@@ -7,7 +7,7 @@ one. So the same logic serves a single file and a concurrent batch.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Collection, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ from extractor.validator.findings import Finding
 from schemas.stock_compensation import StockCompensationNote
 
 FEEDBACK_LIMIT = 20  # findings quoted back to the model in one re-ask
+Spans = Collection[tuple[int, int]]  # character ranges of the tables and paragraphs to ask about
 
 
 @dataclass
@@ -59,19 +60,20 @@ class LLMBackend:
             self._clients = make_clients(self.config)
         return self._clients
 
-    def extract(self, document: Document, only: frozenset[str] | None = None) -> Extraction:
-        """Extract one document (only the named top-level parts of the note, when `only` is given)."""
+    def extract(self, document: Document, blocks: Spans | None = None) -> Extraction:
+        """Extract one document; with `blocks`, only the tables and paragraphs overlapping those spans, one
+        request each whatever the prompt's unit (the hybrid backend's questions)."""
         with counting() as usage:
-            plan = self._plan(document, only, usage)
+            plan = self._plan(document, blocks, usage)
             step = _advance(plan, None)
             while isinstance(step, Ask):
                 step = _advance(plan, self._complete(step))
             return step
 
-    async def aextract(self, document: Document, only: frozenset[str] | None = None) -> Extraction:
+    async def aextract(self, document: Document, blocks: Spans | None = None) -> Extraction:
         """As `extract`, on the async client: run many documents concurrently with asyncio.gather."""
         with counting() as usage:
-            plan = self._plan(document, only, usage)
+            plan = self._plan(document, blocks, usage)
             step = _advance(plan, None)
             while isinstance(step, Ask):
                 step = _advance(plan, await self._acomplete(step))
@@ -99,19 +101,20 @@ class LLMBackend:
         failure.usage = charge()
         raise failure from error
 
-    def questions(self, document: Document, only: frozenset[str] | None = None) -> list[Ask]:
+    def questions(self, document: Document, blocks: Spans | None = None) -> list[Ask]:
         """The first question for each part of the note: what a Batch API file holds for the document."""
-        return [ask for _, ask in self._questions(document, only)[0]]
+        return [ask for _, ask in self._questions(document, blocks)[0]]
 
-    def _questions(self, document: Document, only: frozenset[str] | None) -> tuple[list[tuple[Section, Ask]], list[str]]:
+    def _questions(self, document: Document, blocks: Spans | None) -> tuple[list[tuple[Section, Ask]], list[str]]:
         """One question per piece of the note with content (a part of the note, or one table or paragraph
         for prompts whose unit is 'block'), and the warnings about what was read."""
         section = find_note(document)
         if section is None:
             raise NoNoteFound(document.path, "no stock-compensation note found in this whole filing")
-        pieces = self._pieces(document, section, only)
+        pieces = self._pieces(document, section, blocks)
         warnings = list(document.warnings)
-        unit = "block(s)" if self.prompt.unit == "block" else "part(s)"
+        by_block = self.prompt.unit == "block" or blocks is not None
+        unit = "block(s)" if by_block else "part(s)"
         if section.start > 0 or section.end < len(document.text):
             warnings.append(f"read {section.why}, offsets {section.start}-{section.end}, in {len(pieces)} {unit}")
         elif "whole document" not in section.why:
@@ -122,33 +125,36 @@ class LLMBackend:
         for piece, content, response_model, parts in pieces:
             focus = f"Fill only these parts of the schema: {', '.join(sorted(parts))}." if parts else ""
             messages = self.prompt.messages(title=title, fiscal_year_end=fiscal_end, focus=focus, content=content)
-            asks.append((piece, Ask(messages, response_model, optional=self.prompt.unit == "block")))
+            asks.append((piece, Ask(messages, response_model, optional=by_block)))
         return asks, warnings
 
     def _pieces(
-        self, document: Document, section: Section, only: frozenset[str] | None
+        self, document: Document, section: Section, spans: Spans | None
     ) -> list[tuple[Section, str, type[BaseModel], frozenset[str] | None]]:
-        """What each request holds: its span, its text as the model reads it, the answer's shape, and the parts asked for."""
+        """What each request holds: its span, its text as the model reads it, the answer's shape, and the parts asked for.
+        A block prompt constrains quotes to the block's numbers; a note prompt asked about a block keeps its own quotes."""
         tables, paragraphs = layout(document)
-        if self.prompt.unit == "block":
-            blocks = note_blocks(document, tables, paragraphs, section.start, section.end, only)
+        if self.prompt.unit == "block" or spans is not None:
+            constrained = self.prompt.unit == "block"
+            blocks = note_blocks(document, tables, paragraphs, section.start, section.end, spans)
             return [
                 (Section(b.start, b.end, section.title, f"{b.kind} at {b.start}"), b.content,
-                 quoted_view(StockCompensationNote, b.parts, b.items, b.quotes), b.parts)
+                 quoted_view(StockCompensationNote, b.parts, b.items, b.quotes) if constrained
+                 else quoted_view(StockCompensationNote, b.parts), b.parts)
                 for b in blocks
             ]  # fmt: skip
         chunks = split(document, section, self.config.max_chars, self.config.overlap_chars)
         contents = ((chunk, section_markdown(document, tables, paragraphs, chunk.start, chunk.end)) for chunk in chunks)
-        return [(chunk, content, quoted_view(StockCompensationNote, only), only) for chunk, content in contents if content.strip()]
+        return [(chunk, content, quoted_view(StockCompensationNote), None) for chunk, content in contents if content.strip()]
 
     def _plan(
-        self, document: Document, only: frozenset[str] | None, usage: Usage
+        self, document: Document, blocks: Spans | None, usage: Usage
     ) -> Generator[Ask, BaseModel | LLMError, Extraction]:
         tables, _ = layout(document)
         aligner = Aligner(document, tables)
         source = SourceText.of(document)  # the validator's view of the document, built once for every re-ask
         fiscal_end = infer_fiscal_end(document.read_text, document.metadata.fiscal_period_end)
-        questions, warnings = self._questions(document, only)
+        questions, warnings = self._questions(document, blocks)
         notes: list[StockCompensationNote] = []
         failed: list[str] = []
         for chunk, first in questions:

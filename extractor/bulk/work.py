@@ -190,17 +190,18 @@ async def within_limit(job: Job, step: Step, handler: Callable[[Job, Step], Any]
 
 def _export(loaded: Loaded, step: Step) -> Rendered:
     """The document's requests for a Batch API file; it waits, `exported`, for the results. For
-    hybrid, only the parts rules leave empty or wrong are asked (none: the rules' reading is final)."""
+    hybrid, only the blocks holding numbers rules left unexplained or misread are asked (none: the rules'
+    reading is final)."""
     job = loaded.job
     started = time.perf_counter()
     try:
-        only = None
+        blocks = None
         if step.backend is BackendName.hybrid:
             planned = hybrid.plan(loaded.document)
-            if not planned.parts:
+            if not planned.asked:
                 return finish(loaded, planned.ruled)
-            only = planned.parts
-        lines = request_lines(step.llm, loaded.document, only)
+            blocks = hybrid.block_spans(planned)
+        lines = request_lines(step.llm, loaded.document, blocks)
     except Exception as error:  # noqa: BLE001
         return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
     seconds = sum(loaded.timing.values()) + time.perf_counter() - started

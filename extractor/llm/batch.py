@@ -17,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from extractor.backends.llm import LLMBackend
+from extractor.backends.llm import LLMBackend, Spans
 from extractor.document import Document
 from extractor.llm.cassettes import CassetteMiss, request_key
 
@@ -55,11 +55,11 @@ def captured_body(error: BaseException) -> bytes | None:
     return None
 
 
-def request_lines(llm: LLMBackend, document: Document, only: frozenset[str] | None = None) -> list[str]:
-    """The Batch API lines for a document: its first question for each part of the note, as the
-    client would send them. `llm` must have been made with a RequestRecorder as its answers."""
+def request_lines(llm: LLMBackend, document: Document, blocks: Spans | None = None) -> list[str]:
+    """The Batch API lines for a document: its first question for each part of the note (or each of
+    `blocks`), as the client would send them. `llm` must have been made with a RequestRecorder as its answers."""
     lines = []
-    for ask in llm.questions(document, only):
+    for ask in llm.questions(document, blocks):
         try:
             llm.clients.sync.chat.completions.create(**llm.clients.create_kwargs(ask.messages, ask.response_model))
         except Exception as error:  # noqa: BLE001 - the recorder's Captured, wrapped by openai

@@ -3,13 +3,14 @@
 Small models cannot hold the whole schema and a whole note at once. A block is sent with the parts
 of the schema it can fill: the parts whose signal words (schemas.stock_compensation.PART_SIGNALS)
 it says most often. So a roll-forward table is asked for `award_activity` alone, and a sentence on
-unrecognized cost for `unrecognized_cost` alone. Blocks with no number, or with no part asked for,
-are not sent.
+unrecognized cost for `unrecognized_cost` alone. Blocks with no number, or naming no part, are not
+sent, unless the hybrid backend chose them for the numbers rules left unread there.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from extractor.document import Document
@@ -24,6 +25,7 @@ _NUMBER = re.compile(r"\d[\d,.]*")
 _UNSAFE = re.compile(r'["\\]')
 _WORD = re.compile(r"(?<!\S)\S")  # where each word starts
 _SIGNALS = {part: re.compile(pattern, re.IGNORECASE) for part, pattern in PART_SIGNALS.items()}
+ALL_PARTS = frozenset(PART_SIGNALS)
 
 
 @dataclass(frozen=True)
@@ -39,9 +41,9 @@ class Block:
     quotes: tuple[str, ...]  # every number of the block as the answer may quote it: 'row label | cell', or the words before it
 
 
-def block_parts(text: str, wanted: frozenset[str] | None = None) -> frozenset[str]:
-    """The parts `text` speaks of most (ties kept), among `wanted` (None: every part)."""
-    counts = {part: len(signal.findall(text)) for part, signal in _SIGNALS.items() if wanted is None or part in wanted}
+def block_parts(text: str) -> frozenset[str]:
+    """The parts `text` speaks of most (ties kept)."""
+    counts = {part: len(signal.findall(text)) for part, signal in _SIGNALS.items()}
     best = max(counts.values(), default=0)
     return frozenset(part for part, count in counts.items() if count == best) if best else frozenset()
 
@@ -52,20 +54,31 @@ def note_blocks(
     paragraphs: list[tuple[int, int]],
     start: int,
     end: int,
-    wanted: frozenset[str] | None = None,
+    spans: Collection[tuple[int, int]] | None = None,
 ) -> list[Block]:
-    """The tables and paragraphs inside [start, end) that hold a number and speak of a wanted part, in order."""
+    """The tables and paragraphs inside [start, end) that hold a number and speak of a part, in order.
+
+    With `spans` (the hybrid backend's choice), only the blocks overlapping one of them; such a block
+    is sent even when it names no part, asked for every part: its numbers were left unread."""
+    def chosen(low: int, high: int) -> bool:
+        return spans is None or any(low < b and a < high for a, b in spans)
+
+    def asked(text: str) -> frozenset[str]:
+        return block_parts(text) or (ALL_PARTS if spans is not None else frozenset())
+
     blocks = []
     for table in tables:
-        if start <= table.start < end:
+        if start <= table.start < end and chosen(table.start, table.end):
             content = table_markdown(document, table)
-            parts = block_parts(content, wanted)
+            parts = asked(content)
             if parts and any(cell.numbers for row in table.rows for cell in row.cells):
                 blocks.append(Block(table.start, table.end, "table", content, parts, len(table.rows), _cell_quotes(document, table)))
     for low, high in paragraphs:
         low, high = max(low, start), min(high, end)
+        if low >= high or not chosen(low, high):
+            continue
         text = flat(document.text[low:high])
-        parts = block_parts(text, wanted) if low < high else frozenset()
+        parts = asked(text)
         if parts and (quotes := _sentence_quotes(text)):
             blocks.append(Block(low, high, "paragraph", text, parts, len(quotes), quotes))
     return sorted(blocks, key=lambda block: block.start)

@@ -8,11 +8,14 @@ for the same number keep the first and record the disagreement, so nothing is si
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from schemas.values import Amount
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def merge(first: BaseModel, second: BaseModel, conflicts: list[str], path: str = "") -> BaseModel:
@@ -65,3 +68,41 @@ def merge_all(parts: list[BaseModel], conflicts: list[str]) -> BaseModel:
     for part in parts[1:]:
         result = merge(result, part, conflicts)
     return result
+
+
+def amounts(value: Any) -> Iterator[Amount]:
+    """Every Amount inside `value`, at any depth."""
+    if isinstance(value, Amount):
+        yield value
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            yield from amounts(getattr(value, name))
+    elif isinstance(value, list):
+        for item in value:
+            yield from amounts(item)
+
+
+def prune(model: M, drop: Callable[[Amount], bool]) -> M | None:
+    """`model` without the amounts `drop` picks. An object that loses a required amount, or in a list is
+    left with none, goes too (None for `model` itself): no row of labels without numbers is kept."""
+    update: dict[str, Any] = {}
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        if isinstance(value, (Amount, BaseModel)):
+            kept = _kept(value, drop)
+            if kept is None and info.is_required():
+                return None
+            update[name] = kept
+        elif isinstance(value, list):
+            update[name] = [kept for item in value if (kept := _kept(item, drop)) is not None]
+    return model.model_copy(update=update)
+
+
+def _kept(value: Any, drop: Callable[[Amount], bool]) -> Any:
+    if isinstance(value, Amount):
+        return None if drop(value) else value
+    if not isinstance(value, BaseModel):
+        return value
+    kept = prune(value, drop)
+    emptied = kept is not None and next(amounts(value), None) is not None and next(amounts(kept), None) is None
+    return None if emptied else kept
