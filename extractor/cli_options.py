@@ -22,7 +22,7 @@ err = Console(stderr=True, soft_wrap=True, highlight=False)
 LLM = "LLM options (backends llm, hybrid, auto; flags win over the environment and extractor.toml's llm table)"
 
 # Options shared by the commands that run a backend (extract, eval, run): declared once.
-BackendOption = Annotated[BackendName, typer.Option(help="rules: no LLM, no key. llm: the model reads every note. hybrid: rules first, the LLM only for parts rules left empty or got wrong. auto: llm when an endpoint or key is configured, else rules.")]
+BackendOption = Annotated[BackendName, typer.Option(help="rules: no LLM, no key. llm: the model reads every note. hybrid: rules first, then the LLM only for the tables and paragraphs holding numbers rules left unexplained or facts an error finding blames. auto: llm when an endpoint or key is configured, else rules.")]
 ModelOption = Annotated[str | None, typer.Option(help="Model name as the endpoint knows it (default: gpt-4o-mini; env EXTRACTOR_MODEL).", rich_help_panel=LLM)]
 BaseUrlOption = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (vLLM), http://127.0.0.1:11434/v1 (Ollama) (env OPENAI_BASE_URL).", rich_help_panel=LLM)]
 ApiKeyOption = Annotated[str | None, typer.Option(help="API key (env OPENAI_API_KEY, preferred: flags show in process lists). Local servers need none.", rich_help_panel=LLM)]
