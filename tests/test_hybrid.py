@@ -156,3 +156,16 @@ def test_extract_verbose_and_json_say_which_blocks_were_sent_and_why(server, tmp
     assert "asked the LLM: " in result.stderr and "paragraph 3 (characters 392-667): 4 unexplained numbers: 557, 1,816, 0, 157" in result.stderr
     [written] = json.loads(out.read_text())
     assert written["provenance"]["asked"] == [GGHO_PARAGRAPH.model_dump(mode="json")]
+
+
+def test_with_a_block_prompt_the_quotes_are_the_blocks_own_numbers(server):
+    doc = load(GGHO)
+    period = {"start": "2014-07-01", "end": "2014-09-30"}
+    server.script.append(tool_reply({"expense": [{"amount": {"quote": "30, 2014, the Company incurred $557", "unit": "USD", "period": period}}]}))
+    settings = {"base_url": server.base_url, "model": "scripted", "cache": "off", "prompt": "stock_compensation@v2"}
+    extraction = hybrid.extract(doc, LLMBackend(LLMConfig.model_validate(settings)))
+    [body] = server.requests
+    quotes = body["tools"][0]["function"]["parameters"]["$defs"]["CellAmount"]["properties"]["quote"]["enum"]
+    assert "the Company incurred $557 and $1,816" in quotes and not any("1,369,987" in quote for quote in quotes)
+    assert [(e.amount.value, e.amount.source.start) for e in extraction.note.expense] == [(Decimal(557), 477)]
+    assert extraction.provenance.asked == [GGHO_PARAGRAPH] and extraction.provenance.prompt_id == "stock_compensation@v2"
