@@ -146,7 +146,6 @@ def block_spans(planned: Plan) -> list[Span]:
     return [(block.start, block.end) for block in planned.asked]
 
 
-
 def _unit_of(units: list[tuple[str, int, int, int]], offset: int) -> int | None:
     return next((at for at, (_, _, start, end) in enumerate(units) if start <= offset < end), None)
 

@@ -102,7 +102,7 @@ class LLMBackend:
         raise failure from error
 
     def questions(self, document: Document, blocks: Spans | None = None) -> list[Ask]:
-        """The first question for each part of the note: what a Batch API file holds for the document."""
+        """The first question for each part of the note (or each of `blocks`): what a Batch API file holds for the document."""
         return [ask for _, ask in self._questions(document, blocks)[0]]
 
     def _questions(self, document: Document, blocks: Spans | None) -> tuple[list[tuple[Section, Ask]], list[str]]:
