@@ -121,7 +121,9 @@ def test_suite_gold_is_the_seed_gold_relocated() -> None:
     ]
     assert [f.source.text for f in suite] == [f.source.text for f in seed]
     validation = validate_facts(suite, load(INLINE), read_accepted(SUITE_ACCEPTED))
-    assert validation.passed and validation.findings == [] and len(validation.accepted) == 2
+    assert validation.passed and len(validation.accepted) == 2
+    # the seed gold leaves a few printed numbers out (coverage warnings); nothing else is found
+    assert {(f.rule, f.severity) for f in validation.findings} <= {("coverage.table", "warning"), ("coverage.prose", "warning")}
 
 
 # --- a plain instance ---------------------------------------------------------------------------
