@@ -240,6 +240,10 @@ def test_real_sentence_recognition_period_takes_the_award_of_its_cost() -> None:
      "RSUs.", Decimal(378000000), "rsu"),
     ("As of December 31, 2024, there was $16 million of total unrecognized compensation cost related to non-vested "
      "Options.", Decimal(16000000), "option"),
+    # a note of the heterogeneous suite: two award types named, so it is the total of both
+    ("As of September 30, 2023, there was $21.7 million of total unrecognized compensation cost related to nonvested "
+     "stock options and RSUs, which is expected to be recognized over a weighted-average period of 1.9 years.",
+     Decimal(21700000), None),
     # ibm-10q-2025q2: "non-vested awards" names no award type, so the total stays a total
     ("Total unrecognized compensation cost related to non-vested awards at June 30, 2025 was $2.5 billion and is "
      "expected to be recognized over a weighted-average period of approximately 2.4 years.", Decimal(2500000000), None),

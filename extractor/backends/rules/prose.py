@@ -13,7 +13,7 @@ from datetime import date
 from decimal import Decimal
 
 from extractor.backends.rules.amounts import word_amount
-from extractor.backends.rules.lexicon import find_award, first_award
+from extractor.backends.rules.lexicon import find_award, first_award, named_awards
 from extractor.backends.rules.prose_dates import find_phrases, named_day
 from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
@@ -209,7 +209,8 @@ _RELATED_TO = re.compile(r"\s*related to ([^.;,]*)", re.I)
 def _unrecognized_total(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     """"... of total unrecognized compensation cost related to non-vested RSUs": the award the phrase names."""
     related = _RELATED_TO.match(s.text, m.end())
-    award = find_award(related[1]) if related else None
+    named = named_awards(related[1]) if related else set()
+    award = next(iter(named)) if len(named) == 1 else None  # "stock options and RSUs": the total of both
     ctx.note.unrecognized_cost.append(
         UnrecognizedCost(award=award, amount=_number(m, "total", s, "USD", _as_of(s, ctx)))
     )
