@@ -21,14 +21,13 @@ from extractor.cli_options import err
 from extractor.llm.config import ConfigError
 from extractor.queue.documents import item_document
 from extractor.queue.corrections import correct
-from extractor.queue.edits import apply_edits, value_fields
+from extractor.queue.edits import value_fields
 from extractor.queue.facts import search_concepts
 from extractor.queue.gold import export_gold
 from extractor.queue.reviewers import add_reviewer, reviewer_names
 from extractor.queue.settings import QueueSettings, resolve_queue_settings
 from extractor.queue.store import Item, ItemStatus, Queue, QueueError, QueueFileError, check_version, clock_time
 from extractor.render import findings_table
-from extractor.validator import validate
 
 queue_app = typer.Typer(
     add_completion=False,
@@ -245,16 +244,13 @@ def resolve_command(
         item = store.get(item_id)
         expected = item.version if version is None else version
         if set_fields:
-            pairs = [field.split("=", 1) for field in set_fields]
-            if any(len(pair) != 2 for pair in pairs):
-                err.print("[red]error[/red]: --set takes FIELD=VALUE")
-                raise typer.Exit(code=2)
+            fields = _pairs(set_fields, "--set", "FIELD=VALUE")
             check_version(item, expected)  # the edits apply to this copy: it must be the version named
-            corrected, changes = apply_edits(item.extraction, dict(pairs))  # type: ignore[arg-type]
-            corrected.validation = validate(corrected, item_document(item, settings.root))
-            item = store.save(item_id, reviewer, expected, corrected, changes)
+            done = correct(item.extraction, fields, item_document(item, settings.root))
+            item = store.save(item_id, reviewer, expected, done.extraction, done.changes)
             expected = item.version
-            err.print(f"saved version {item.version}: {len(changes)} fields changed; {len(corrected.validation.errors)} errors left")
+            left = done.extraction.validation.errors if done.extraction.validation else []
+            err.print(f"saved version {item.version}: {len(done.changes)} fields changed; {len(left)} errors left")
         if accept:  # gold must come from a document that is still there, unchanged
             item_document(item, settings.root)
         reasons = _pairs(accept_finding, "--accept-finding", "ID=REASON")
