@@ -148,7 +148,6 @@ CONCEPT_BOUNDS: dict[str, tuple[Decimal, Decimal | None]] = {
     PLAN["expiration_period"]: (Decimal(0), Decimal(15)),
     UNRECOGNIZED_PERIOD: (Decimal(0), Decimal(15)),
 }
-# Concepts whose negative value is possible (an expense reversal), so a negative is a warning.
 # Terms a plan sets when it is adopted or amended, which differ by plan and by grant cohort ("RSUs granted
 # before 2022 vest over four years"): filers tag them on plan or cohort axes this schema does not carry, and
 # date them at adoption, years before the ones reported. Two values, or an early date, are worth a look,
@@ -158,6 +157,7 @@ PLAN_TERMS: frozenset[str] = frozenset({
     "CommonStockSharesAuthorized", "PreferredStockSharesAuthorized",
 })
 
+# Concepts whose negative value is possible (an expense reversal), so a negative is a warning.
 MAY_BE_NEGATIVE: frozenset[str] = frozenset({EXPENSE, "ShareBasedCompensation"})
 # Concepts whose value carries its sign: roll-forward adjustment counts.
 SIGNED: frozenset[str] = frozenset(
