@@ -53,8 +53,10 @@ def plan(document: Document) -> Plan:
     ruled.provenance.backend = "hybrid"
     validation = validate(ruled, document)
     errors = [f for f in validation.errors if not f.rule.startswith("coverage.")]
-    # Coverage directly: validate leaves it out when rules read nothing, where every block is a gap.
-    unread = check_coverage(FactSet(iter_located_facts(ruled.note)), document).findings
+    unread = [f for f in validation.findings if f.rule.startswith("coverage.")]
+    if next(iter_located_facts(ruled.note), None) is None:
+        # validate leaves coverage out when rules read nothing (coverage.empty says it): every block is a gap
+        unread = check_coverage(FactSet([]), document).findings
     tables, paragraphs = layout(document)
     units = [("table", i, t.start, t.end) for i, t in enumerate(tables)]
     units += [("paragraph", i, low, high) for i, (low, high) in enumerate(paragraphs)]
