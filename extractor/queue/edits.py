@@ -22,13 +22,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
 from extractor.extraction import Extraction
-from extractor.queue.facts import added_line_item, number_span
+from extractor.queue.facts import added_line_item, number_span, typed_date, typed_number
 from extractor.queue.store import Change
 from schemas.concepts import iter_located_facts
 from schemas.facts import Fact
@@ -38,7 +38,6 @@ from schemas.values import Amount, AwardType, Unit
 UNITS: tuple[str, ...] = get_args(Unit)
 AWARD_TYPES: tuple[str, ...] = get_args(AwardType)
 PERIOD_PARTS = ("instant", "start", "end")
-MAX_EXPONENT = 24
 _STEP_RE = re.compile(r"([a-z_]+)(?:\[(\d+)\])?")
 
 
@@ -136,12 +135,12 @@ def _apply(note: dict[str, Any], name: str, text: str) -> Change | None:
         return _set(owner, "award", text or None, name)
     if steps[-2:-1] == ["period"] and steps[-1] in PERIOD_PARTS:
         period = _walk(note, steps[:-1])
-        return _set(period, str(steps[-1]), _date(text) if text else None, name)
+        return _set(period, str(steps[-1]), typed_date(text) if text else None, name)
     amount = _walk(note, steps[:-1])
     if not isinstance(amount, dict) or "value" not in amount:
         raise KeyError(name)
     if steps[-1] == "value":
-        return _set(amount, "value", _number(text), name)
+        return _set(amount, "value", typed_number(text), name)
     if steps[-1] == "unit":
         if text not in UNITS:
             raise ValueError(f"{text!r} is not a unit ({', '.join(UNITS)})")
@@ -218,28 +217,6 @@ def _shown(value: Any) -> str:
     if isinstance(value, date):
         return value.isoformat()
     return str(value)
-
-
-def _number(text: str) -> Decimal:
-    cleaned = text.replace(",", "").replace("_", "").replace(" ", "")
-    if cleaned.startswith("(") and cleaned.endswith(")"):
-        cleaned = "-" + cleaned[1:-1]
-    try:
-        number = Decimal(cleaned)
-    except InvalidOperation:
-        raise ValueError(f"{text!r} is not a number") from None
-    if not number.is_finite():
-        raise ValueError(f"{text!r} is not a number")
-    if number and not -MAX_EXPONENT <= number.adjusted() <= MAX_EXPONENT:
-        raise ValueError(f"{text!r} is out of range (no amount in a filing has more than {MAX_EXPONENT} digits)")
-    return number
-
-
-def _date(text: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
 def path_steps(path: str) -> list[str | int]:

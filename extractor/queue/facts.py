@@ -27,6 +27,7 @@ AWARD_TYPES: tuple[str, ...] = get_args(AwardType)
 CONCEPT_RE = re.compile(r"(?:ext:)?[A-Za-z][A-Za-z0-9]{2,200}")
 DIGITS_RE = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+")
 MAX_SPAN = 200  # a selection longer than this is no number
+MAX_EXPONENT = 24  # no amount in a filing has more digits
 EXTRA_CONCEPTS = (  # us-gaap names real notes print that no typed field holds (line items of the real suite's gold)
     "CommonStockCapitalSharesReservedForFutureIssuance",
     "SharesPaidForTaxWithholdingForShareBasedCompensation",
@@ -125,21 +126,38 @@ def added_line_item(parts: Mapping[str, str], text: str | None) -> LineItem:
         raise ValueError(f"{award!r} is not an award type ({', '.join(AWARD_TYPES)})")
     start, end = number_span(parts.get("span", ""), text)
     assert text is not None
-    value = _decimal(parts.get("value", ""))
+    raw = parts.get("value", "")
+    try:
+        value = typed_number(raw)
+    except ValueError as error:
+        raise ValueError(f"value {error} (in base units: shares, dollars, fractions for percentages)") from None
     scale = int(parts["scale"]) if parts.get("scale", "").lstrip("-").isdigit() else 0
     amount = Amount(value=value, unit=unit, scale=scale, period=_period(parts), source=SourceSpan(start=start, end=end, text=text[start:end]))  # type: ignore[arg-type]
     return LineItem(concept=concept, label=parts.get("label", "").strip(), award=award, amount=amount)  # type: ignore[arg-type]
 
 
-def _decimal(raw: str) -> Decimal:
-    cleaned = raw.replace(",", "").replace(" ", "")
+def typed_number(text: str) -> Decimal:
+    """A number a reviewer typed ("1,234", "(2,413)"), exactly; ValueError when it is none or out of range."""
+    cleaned = text.replace(",", "").replace("_", "").replace(" ", "")
+    if cleaned.startswith("(") and cleaned.endswith(")"):
+        cleaned = "-" + cleaned[1:-1]
     try:
         number = Decimal(cleaned)
     except InvalidOperation:
-        raise ValueError(f"value {raw!r} is not a number (in base units: shares, dollars, fractions for percentages)") from None
+        raise ValueError(f"{text!r} is not a number") from None
     if not number.is_finite():
-        raise ValueError(f"value {raw!r} is not a number")
+        raise ValueError(f"{text!r} is not a number")
+    if number and not -MAX_EXPONENT <= number.adjusted() <= MAX_EXPONENT:
+        raise ValueError(f"{text!r} is out of range (no amount in a filing has more than {MAX_EXPONENT} digits)")
     return number
+
+
+def typed_date(text: str) -> date:
+    """A date a reviewer typed, YYYY-MM-DD; ValueError otherwise."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
 def _period(parts: Mapping[str, str]) -> Period:
@@ -147,9 +165,9 @@ def _period(parts: Mapping[str, str]) -> Period:
     for key in ("instant", "start", "end"):
         raw = parts.get(f"period.{key}", "").strip()
         try:
-            days[key] = date.fromisoformat(raw) if raw else None
-        except ValueError:
-            raise ValueError(f"period.{key} {raw!r} is not a date (YYYY-MM-DD)") from None
+            days[key] = typed_date(raw) if raw else None
+        except ValueError as error:
+            raise ValueError(f"period.{key} {error}") from None
     if (days["instant"] is None) == (days["end"] is None):
         raise ValueError("give the period as a date (a balance: period.instant) or an end (a flow: period.end, with period.start)")
     if days["instant"] is not None:
