@@ -26,6 +26,7 @@ from html import escape
 from markupsafe import Markup
 
 from extractor.extraction import Extraction
+from extractor.periods import find_dates
 from extractor.queue.edits import ValueField, path_steps, value_fields
 from extractor.validator import Finding
 from extractor.validator.findings import Unexplained
@@ -352,24 +353,16 @@ def _between(text: str, start: int, end: int) -> str:
             + f'<span data-at="{end - tail}">{escape(text[end - tail : end])}</span>')  # fmt: skip
 
 
-_MONTHS = "January February March April May June July August September October November December".split()
-_DATE_RE = re.compile(r"\b()(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),\s+(\d{4})", re.IGNORECASE)
-
-
 def _sentence_period(text: str, at: int) -> Period | None:
     """The last date the sentence names before offset `at`: 'As of December 31, 2024' is an instant,
     'year ended December 31, 2024' a year's flow. None when it names none."""
     line_start = text.rfind("\n", 0, at) + 1
     sentence_start = max(line_start, text.rfind(". ", line_start, at) + 1)
-    found = list(_DATE_RE.finditer(text, sentence_start, at))
+    found = find_dates(text[sentence_start:at])
     if not found:
         return None
-    match = found[-1]
-    month = next(i for i, name in enumerate(_MONTHS, start=1) if name.lower() == match.group(2).lower())
-    try:
-        day = date(int(match.group(4)), month, int(match.group(3)))
-    except ValueError:
-        return None
-    if re.search(r"\bend(?:ed|ing)\b", text[max(sentence_start, match.start() - 45) : match.start()], re.IGNORECASE):
+    day, start, _ = found[-1]
+    start += sentence_start
+    if re.search(r"\bend(?:ed|ing)\b", text[max(sentence_start, start - 45) : start], re.IGNORECASE):
         return Period(start=date(day.year - 1, day.month, day.day) + timedelta(days=1) if (day.month, day.day) != (2, 29) else None, end=day)
     return Period(instant=day)
