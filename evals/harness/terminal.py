@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
@@ -83,19 +85,42 @@ LOOSE_COLUMNS = ("gold", "found", "loose recall", "concept recall", "backed", "p
 GATE_LOW, GATE_HIGH, GATE_PASS_SHARE = 0.5, 0.85, 0.7  # issue 19: the validator's verdict against recall
 
 
-def gate_line(results: list[DocumentResult]) -> str:
+@dataclass(frozen=True)
+class Gate:
     """The validator as a gate, judged by loose recall: every poor extraction (< 0.5) must fail, and most
     good ones (>= 0.85) pass. A gate that fails everything is no gate."""
-    judged = [r for r in results if r.loose is not None and r.passed is not None and r.loose.gold]
-    low = [r for r in judged if r.loose.loose_recall < GATE_LOW]
-    high = [r for r in judged if r.loose.loose_recall >= GATE_HIGH]
-    caught = sum(not r.passed for r in low)
-    passed = sum(r.passed for r in high)
-    share = passed / len(high) if high else 1.0
-    ok = caught == len(low) and share >= GATE_PASS_SHARE
-    return (f"validation as a gate: {caught} of {len(low)} extractions with loose recall < {GATE_LOW} fail, "
-            f"{passed} of {len(high)} with loose recall >= {GATE_HIGH} pass ({share:.0%}; "
-            f">= {GATE_PASS_SHARE:.0%} wanted) → {'[green]holds[/green]' if ok else '[red]does not hold[/red]'}")
+
+    low: list[DocumentResult]  # loose recall under GATE_LOW: each must fail validation
+    high: list[DocumentResult]  # GATE_HIGH or more: at least GATE_PASS_SHARE of them must pass
+
+    @classmethod
+    def of(cls, results: list[DocumentResult]) -> "Gate":
+        judged = [r for r in results if r.loose is not None and r.passed is not None and r.loose.gold]
+        return cls([r for r in judged if r.loose.loose_recall < GATE_LOW],  # type: ignore[union-attr]
+                   [r for r in judged if r.loose.loose_recall >= GATE_HIGH])  # type: ignore[union-attr]
+
+    @property
+    def caught(self) -> int:
+        return sum(not r.passed for r in self.low)
+
+    @property
+    def passed(self) -> int:
+        return sum(bool(r.passed) for r in self.high)
+
+    @property
+    def share(self) -> float:
+        return self.passed / len(self.high) if self.high else 1.0
+
+    @property
+    def holds(self) -> bool:
+        return self.caught == len(self.low) and self.share >= GATE_PASS_SHARE
+
+
+def gate_line(results: list[DocumentResult]) -> str:
+    g = Gate.of(results)
+    return (f"validation as a gate: {g.caught} of {len(g.low)} extractions with loose recall < {GATE_LOW} fail, "
+            f"{g.passed} of {len(g.high)} with loose recall >= {GATE_HIGH} pass ({g.share:.0%}; "
+            f">= {GATE_PASS_SHARE:.0%} wanted) → {'[green]holds[/green]' if g.holds else '[red]does not hold[/red]'}")
 
 
 def _loose_tables(run: EvalRun, metrics: Metrics) -> list[RenderableType]:
