@@ -42,7 +42,7 @@ test-local-llm: $(VENV)/.local-extra
 ## eval-local: rules vs llm vs hybrid, prompts v1 and v2, on the seeds and heterogeneous suites with the local model
 ##       (about 50 minutes on 2 cores; 5 with recorded answers); stores the runs in evals/local_model/runs.sqlite, writes evals/local_model/results.md
 eval-local: $(VENV)/.local-extra
-	$(BIN)/python -m evals.local_model.run
+	$(BIN)/python -m extractor.evals.local_model.run
 
 ## local-model: serve the packaged Gemma 3 270M at http://127.0.0.1:8080/v1 (Ctrl-C stops it)
 local-model: $(VENV)/.local-extra

@@ -28,10 +28,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from evals.harness.loose import visible
+from extractor.evals.harness.loose import visible
 from extractor.xbrl.mapping import award_of_member
-from schemas.facts import Fact
-from schemas.values import Period
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import Period
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT / ".." / "shared" / "corpus" / "real"

@@ -19,11 +19,11 @@ import sys
 import time
 from pathlib import Path
 
-from evals.build_real_suite import strip_ix
-from evals.harness.loose import LooseCounts, loose_score, read_tagged
+from extractor.evals.build_real_suite import strip_ix
+from extractor.evals.harness.loose import LooseCounts, loose_score, read_tagged
 from extractor.backends.rules import extract
 from extractor.loaders import LoadError, NoNoteFound, load_text
-from schemas.concepts import to_facts
+from extractor.schemas.concepts import to_facts
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "evals" / "suites" / "real"

@@ -17,12 +17,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from evals.harness.compare import compare
-from evals.harness.html_report import render_report, write_report
-from evals.harness.runner import EvalRun, run_suite
-from evals.harness.store import DEFAULT_STORE, RunStore, StoreError
-from evals.harness.suite import SuiteError, load_suite
-from evals.harness.terminal import comparison_report, run_report
+from extractor.evals.harness.compare import compare
+from extractor.evals.harness.html_report import render_report, write_report
+from extractor.evals.harness.runner import EvalRun, run_suite
+from extractor.evals.harness.store import DEFAULT_STORE, RunStore, StoreError
+from extractor.evals.harness.suite import SuiteError, load_suite
+from extractor.evals.harness.terminal import comparison_report, run_report
 from extractor import __version__
 from extractor.attempt import attempt
 from extractor.backends.choice import BackendName
@@ -44,8 +44,8 @@ from extractor.loaders import load
 from extractor.render import facts_table, findings_table, score_table
 from extractor.scoring import Score, gold_files, read_predictions, score
 from extractor.validator import Validation, read_accepted, validate, validate_facts
-from schemas.concepts import to_facts
-from schemas.facts import Fact, read_facts
+from extractor.schemas.concepts import to_facts
+from extractor.schemas.facts import Fact, read_facts
 
 app = typer.Typer(
     add_completion=False,

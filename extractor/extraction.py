@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from extractor.document import Document, NoteSpan
 from extractor.llm.usage import Usage
 from extractor.validator.findings import Validation
-from schemas.stock_compensation import StockCompensationNote
+from extractor.schemas.stock_compensation import StockCompensationNote
 
 
 class AskedBlock(BaseModel):

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from schemas.values import Period
+from extractor.schemas.values import Period
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})

@@ -9,9 +9,9 @@ from rich.text import Text
 from extractor.extraction import Extraction
 from extractor.scoring import Score
 from extractor.validator.findings import Validation
-from schemas.concepts import CONCEPT_PREFIXES
-from schemas.facts import Fact
-from schemas.values import Period
+from extractor.schemas.concepts import CONCEPT_PREFIXES
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import Period
 
 
 def short_concept(concept: str) -> str:

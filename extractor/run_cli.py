@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from evals.harness.runner import code_version
+from extractor.evals.harness.runner import code_version
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, ManifestError, Status
 from extractor.bulk.outputs import FAILURES, FACTS_CSV, FACTS_PARQUET, MANIFEST, RECORDS, SUMMARY, OutputWriter, write_failures, write_parquet

@@ -12,7 +12,7 @@ from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from schemas.facts import Fact, values_agree
+from extractor.schemas.facts import Fact, values_agree
 
 
 @dataclass

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from decimal import MAX_PREC, Context, Decimal
 
-from schemas.facts import Fact, printed_exponent, values_agree
-from schemas.stock_compensation import (
+from extractor.schemas.facts import Fact, printed_exponent, values_agree
+from extractor.schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
     CashSettlementRange,
@@ -27,7 +27,7 @@ from schemas.stock_compensation import (
     UnrecognizedCost,
     ValuationAssumptions,
 )
-from schemas.values import OPTION_LIKE, Amount
+from extractor.schemas.values import OPTION_LIKE, Amount
 
 P = "ShareBasedCompensationArrangementByShareBasedPaymentAward"
 PL = "SharebasedCompensationArrangementBySharebasedPaymentAward"  # lower-case b

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from schemas.values import Period, SourceSpan, Unit
+from extractor.schemas.values import Period, SourceSpan, Unit
 
 
 class Fact(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from schemas.concepts import (
+from extractor.schemas.concepts import (
     ASSUMPTIONS,
     CASH_SETTLEMENT,
     EXPENSE,
@@ -22,7 +22,7 @@ from schemas.concepts import (
     UNRECOGNIZED_PERIOD,
     YEAR_INFO,
 )
-from schemas.values import OPTION_LIKE
+from extractor.schemas.values import OPTION_LIKE
 
 # How each flow row moves the balance. An "adjustment" row (performance adjustment, transfers,
 # any other row a table shows) carries its own sign in its value.

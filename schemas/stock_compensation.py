@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from schemas.values import Amount, AwardType
+from extractor.schemas.values import Amount, AwardType
 
 RowKind = Literal[
     "beginning",

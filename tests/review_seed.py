@@ -18,8 +18,8 @@ from extractor.queue.feed import absolute_ref
 from extractor.queue.store import EntryReason, Queue
 from extractor.validator import validate
 from fixture_paths import ROOT, SEED_002
-from schemas.stock_compensation import ExpenseItem
-from schemas.values import Amount, Period, SourceSpan
+from extractor.schemas.stock_compensation import ExpenseItem
+from extractor.schemas.values import Amount, Period, SourceSpan
 
 WRONG_FIELD = "award_activity[2].rows[2].count"  # RSU nonvested, "Vested" row
 RIGHT, WRONG = Decimal("101000"), Decimal("110000")

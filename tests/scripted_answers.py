@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from extractor.document import Document
 from extractor.extraction import Extraction
 from extractor.tables import layout
-from schemas.values import SCALED_UNITS, Amount
+from extractor.schemas.values import SCALED_UNITS, Amount
 
 _WORD_EDGE = re.compile(r"\s")
 

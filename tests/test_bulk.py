@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from evals.benchmarks.corpus import build_corpus, distinct_copy
+from extractor.evals.benchmarks.corpus import build_corpus, distinct_copy
 from extractor.backends import rules
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, Status

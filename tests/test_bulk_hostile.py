@@ -19,7 +19,7 @@ from fixture_paths import HTML_002, ROOT, SEED_000, SEED_002
 from llm_server import Reply, ScriptedServer, tool_reply
 from scripted_answers import quoted_answer
 
-from evals.benchmarks.corpus import build_corpus, distinct_copy
+from extractor.evals.benchmarks.corpus import build_corpus, distinct_copy
 from extractor.backends import rules
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Finished, Manifest, Status

@@ -8,15 +8,15 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from evals.harness.runner import run_suite
-from evals.harness.suite import load_suite
-from evals.harness.terminal import GATE_PASS_SHARE, Gate
+from extractor.evals.harness.runner import run_suite
+from extractor.evals.harness.suite import load_suite
+from extractor.evals.harness.terminal import GATE_PASS_SHARE, Gate
 from extractor.backends import rules
 from extractor.extraction import Extraction
 from extractor.loaders import load
 from extractor.validator import validate
 from extractor.validator.coverage import NOTE_COVERAGE
-from schemas.concepts import to_facts
+from extractor.schemas.concepts import to_facts
 
 REAL = Path(__file__).resolve().parents[1] / "evals" / "suites" / "real"
 

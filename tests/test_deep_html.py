@@ -15,7 +15,7 @@ import pytest
 from extractor.backends import rules
 from extractor.document import Document
 from extractor.loaders import LoadError, load_bytes, load_text
-from schemas.concepts import iter_facts
+from extractor.schemas.concepts import iter_facts
 
 from fixture_paths import HTML_000, HTML_002, ROOT
 

@@ -12,11 +12,11 @@ import shutil
 
 import pytest
 
-from evals.harness.compare import compare
-from evals.harness.html_report import render_report, write_report
-from evals.harness.store import RunStore
-from evals.harness.runner import run_suite
-from evals.harness.suite import load_suite
+from extractor.evals.harness.compare import compare
+from extractor.evals.harness.html_report import render_report, write_report
+from extractor.evals.harness.store import RunStore
+from extractor.evals.harness.runner import run_suite
+from extractor.evals.harness.suite import load_suite
 from extractor.backends import rules
 from extractor.backends.rules import lexicon
 from fixture_paths import ROOT

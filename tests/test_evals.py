@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.harness.compare import compare
-from evals.harness.outcomes import FactOutcome
-from evals.harness.runner import DocumentResult, EvalRun, run_suite
-from evals.harness.store import RunStore, StoreError
-from evals.harness.suite import SuiteError, load_suite
+from extractor.evals.harness.compare import compare
+from extractor.evals.harness.outcomes import FactOutcome
+from extractor.evals.harness.runner import DocumentResult, EvalRun, run_suite
+from extractor.evals.harness.store import RunStore, StoreError
+from extractor.evals.harness.suite import SuiteError, load_suite
 from extractor.backends import rules
 from extractor.backends.rules import lexicon
 from extractor.cli import app
@@ -247,7 +247,7 @@ def test_eval_of_the_llm_backend_records_model_prompt_and_usage_then_replays_wit
 
 
 def test_report_nests_facts_sharing_a_span_and_links_only_to_drawn_marks(tmp_path):
-    from evals.harness.html_report import render_report
+    from extractor.evals.harness.html_report import render_report
 
     entries = [{**seed_entries()[1], "id": "50%25 x"}]
     suite = load_suite(write_suite(tmp_path, entries))

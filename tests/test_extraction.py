@@ -12,9 +12,9 @@ from extractor.backends import rules
 from extractor.cli import app
 from extractor.loaders import load
 from extractor.scoring import score
-from schemas.concepts import from_facts, to_facts
-from schemas.facts import Fact, read_facts
-from schemas.stock_compensation import StockCompensationNote
+from extractor.schemas.concepts import from_facts, to_facts
+from extractor.schemas.facts import Fact, read_facts
+from extractor.schemas.stock_compensation import StockCompensationNote
 
 from fixture_paths import FIXTURES, GOLD, SEED_000, SEED_002, TEXT_002
 

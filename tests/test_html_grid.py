@@ -237,7 +237,7 @@ def test_header_period_full_date_under_months_phrase():
 @needs_corpus
 def test_hubs_10q_quarter_and_six_month_periods():
     from extractor.backends.rules import extract
-    from schemas.concepts import to_facts
+    from extractor.schemas.concepts import to_facts
 
     path = CORPUS / "hubs-10q-2025q2" / "section.html"
     if not path.exists():
@@ -257,7 +257,7 @@ def test_hubs_10q_quarter_and_six_month_periods():
 @needs_corpus
 def test_goog_10q_option_counts_are_not_scaled_by_intrinsic_value_header():
     from extractor.backends.rules import extract
-    from schemas.concepts import to_facts
+    from extractor.schemas.concepts import to_facts
 
     path = CORPUS / "goog-10q-2014q2" / "section.html"
     if not path.exists():

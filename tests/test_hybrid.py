@@ -23,7 +23,7 @@ from extractor.loaders import load
 from extractor.validator import validate
 from fixture_paths import FIXTURES
 from llm_server import ScriptedServer, error_reply, tool_reply
-from schemas.concepts import to_facts
+from extractor.schemas.concepts import to_facts
 from scripted_answers import quoted_answer
 
 REAL = Path(__file__).resolve().parents[1] / "evals" / "suites" / "real" / "documents"

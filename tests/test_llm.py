@@ -25,8 +25,8 @@ from extractor.scoring import score
 from extractor.validator import validate
 from fixture_paths import FIXTURES
 from llm_server import ScriptedServer, error_reply, tool_reply
-from schemas.concepts import to_facts
-from schemas.facts import Fact
+from extractor.schemas.concepts import to_facts
+from extractor.schemas.facts import Fact
 from scripted_answers import quoted_answer
 
 GOLD = Path(__file__).resolve().parents[1] / "evals" / "gold"

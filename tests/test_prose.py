@@ -17,8 +17,8 @@ from extractor.backends.rules.prose_dates import find_phrases
 from extractor.backends.rules.prose_numbers import find_numbers
 from extractor.backends.rules.prose_reader import load_cues
 from extractor.periods import FiscalCalendar
-from schemas.concepts import to_facts
-from schemas.stock_compensation import StockCompensationNote
+from extractor.schemas.concepts import to_facts
+from extractor.schemas.stock_compensation import StockCompensationNote
 
 P = "ShareBasedCompensationArrangementByShareBasedPaymentAward"
 PL = "SharebasedCompensationArrangementBySharebasedPaymentAward"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from evals.harness.runner import run_suite
-from evals.harness.suite import load_suite
+from extractor.evals.harness.runner import run_suite
+from extractor.evals.harness.suite import load_suite
 from extractor.backends import rules
 from extractor.cli import app
 from extractor.llm.config import ConfigError
@@ -29,7 +29,7 @@ from extractor.queue.store import Conflict, ItemStatus, Queue, QueueError
 from extractor.validator import validate
 from fixture_paths import FIXTURES, ROOT, SEED_002
 from review_seed import RIGHT, WRONG_FIELD, seed_rollforward_error
-from schemas.concepts import to_facts
+from extractor.schemas.concepts import to_facts
 
 SUITE_DOCS = ROOT / "evals" / "suites" / "heterogeneous" / "documents"
 

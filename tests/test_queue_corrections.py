@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from evals.harness.suite import load_suite
+from extractor.evals.harness.suite import load_suite
 from extractor.cli import app
 from extractor.loaders import load
 from extractor.queue.corrections import correct
@@ -20,7 +20,7 @@ from extractor.queue.store import ItemStatus, Queue, QueueError
 from extractor.scoring import score
 from fixture_paths import ROOT
 from review_seed import GOOGL, GOOGL_GOLD, JUNK_PATH, MISSED_CONCEPT, MOVED_PATH, seed_missed_number
-from schemas.facts import read_facts
+from extractor.schemas.facts import read_facts
 
 
 def _add(spans: dict[str, tuple[int, int]]) -> str:

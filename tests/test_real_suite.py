@@ -14,15 +14,15 @@ from types import ModuleType
 
 import pytest
 
-from evals.build_real_suite import build, main as build_main, our_dims
-from evals.harness.loose import TaggedFact, agree, loose_score, read_tagged, visible
-from evals.harness.runner import run_suite
-from evals.harness.suite import load_suite
+from extractor.evals.build_real_suite import build, main as build_main, our_dims
+from extractor.evals.harness.loose import TaggedFact, agree, loose_score, read_tagged, visible
+from extractor.evals.harness.runner import run_suite
+from extractor.evals.harness.suite import load_suite
 from extractor.backends import rules
 from fixture_paths import ROOT
-from schemas.concepts import to_facts
-from schemas.facts import Fact
-from schemas.values import Period
+from extractor.schemas.concepts import to_facts
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import Period
 
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus" / "real"

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from extractor.backends.rules import extract
 from extractor.loaders import load_text
-from schemas.concepts import to_facts
+from extractor.schemas.concepts import to_facts
 
 P = "ShareBasedCompensationArrangementByShareBasedPaymentAward"
 PL = "SharebasedCompensationArrangementBySharebasedPaymentAward"

@@ -6,8 +6,8 @@ from datetime import date
 from decimal import Decimal
 
 from extractor.scoring import score
-from schemas.facts import Fact, values_agree
-from schemas.values import Period, SourceSpan
+from extractor.schemas.facts import Fact, values_agree
+from extractor.schemas.values import Period, SourceSpan
 
 
 def fact(value: str, printed: str, end: date = date(2020, 2, 29), concept: str = "C", **dims: str) -> Fact:

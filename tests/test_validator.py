@@ -10,9 +10,9 @@ import pytest
 from extractor.backends import rules
 from extractor.loaders import load, load_text
 from extractor.validator import SourceText, Validation, read_accepted, relation_members, validate, validate_facts
-from schemas.concepts import CASH_SETTLEMENT, EXPENSE, UNRECOGNIZED, P, PP
-from schemas.facts import Fact, read_facts
-from schemas.values import Period, SourceSpan
+from extractor.schemas.concepts import CASH_SETTLEMENT, EXPENSE, UNRECOGNIZED, P, PP
+from extractor.schemas.facts import Fact, read_facts
+from extractor.schemas.values import Period, SourceSpan
 
 from fixture_paths import FIXTURES, GOLD, SEED_000, SEED_002
 

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import schemas.concepts
-from evals.benchmarks.validator_scaling import price_ranges_html, rollforward_html
+import extractor.schemas.concepts as schema_concepts
+from extractor.evals.benchmarks.validator_scaling import price_ranges_html, rollforward_html
 from extractor.backends import rules
 from extractor.loaders import load, load_text
 from extractor.validator import SourceText, consistency, grounding, validate, validate_facts
@@ -24,10 +24,10 @@ from extractor.validator.arithmetic import total_groups
 from extractor.validator.consistency import conflict_groups
 from extractor.validator.factset import FactSet, Located
 from extractor.validator.grounding import readback_exponent
-from schemas.concepts import EXPENSE, P, iter_facts, iter_located_facts
-from schemas.facts import Fact, printed_exponent, read_facts, values_agree
-from schemas.relations import SUMMABLE
-from schemas.values import Period, SourceSpan
+from extractor.schemas.concepts import EXPENSE, P, iter_facts, iter_located_facts
+from extractor.schemas.facts import Fact, printed_exponent, read_facts, values_agree
+from extractor.schemas.relations import SUMMABLE
+from extractor.schemas.values import Period, SourceSpan
 
 from fixture_paths import FIXTURES, GOLD, ROOT
 
@@ -250,7 +250,7 @@ def test_comparisons_grow_with_the_printings_not_with_their_square(monkeypatch: 
         calls += 1
         return values_agree(a, b)
 
-    monkeypatch.setattr(schemas.concepts, "values_agree", counted)
+    monkeypatch.setattr(schema_concepts, "values_agree", counted)
     monkeypatch.setattr(consistency, "values_agree", counted, raising=False)  # where the pairwise code called it
     document = load_text(rollforward_html(1000), path="t.htm", doc_id="t")
     extraction = rules.extract(document)

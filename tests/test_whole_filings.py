@@ -20,7 +20,7 @@ from extractor.backends import rules
 from extractor.cli import app
 from extractor.loaders import NoNoteFound, load, load_text
 from fixture_paths import FIXTURES, ROOT
-from schemas.concepts import to_facts
+from extractor.schemas.concepts import to_facts
 
 WHOLE = FIXTURES / "whole"
 META, MA, UNH, XOM = (WHOLE / f"{name}.txt" for name in ("meta-10k-2024", "ma-10k-2024", "unh-10k-2024", "xom-10q-2025q2"))
@@ -128,6 +128,6 @@ def test_a_bulk_run_records_the_refusal_and_reads_the_other_filing(tmp_path: Pat
 
 @pytest.mark.skipif(not (CORPUS / "meta-10k-2024" / "filing.html").is_file(), reason="../shared/corpus/real is not here")
 def test_whole_corpus_filings_find_what_their_note_alone_finds() -> None:
-    from evals.whole_filings import main
+    from extractor.evals.whole_filings import main
 
     assert main(["--corpus", str(CORPUS)]) == 0

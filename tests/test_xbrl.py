@@ -25,8 +25,8 @@ from extractor.xbrl import (
     known_extension_concepts,
     read_gold,
 )
-from schemas.concepts import EXPENSE, PL, UNRECOGNIZED, P
-from schemas.facts import Fact, read_facts
+from extractor.schemas.concepts import EXPENSE, PL, UNRECOGNIZED, P
+from extractor.schemas.facts import Fact, read_facts
 
 from fixture_paths import FIXTURES, GOLD, HTML_002, ROOT, SEED_002
 

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from evals.benchmarks.corpus import build_corpus  # noqa: E402
+from extractor.evals.benchmarks.corpus import build_corpus  # noqa: E402
 
 DELAY = 0.3
 
@@ -98,7 +98,7 @@ def rules_figures(work: Path, sizes: list[int]) -> None:
 def llm_figures(work: Path, levels: list[int], documents_per_level: int, sample: Path) -> None:
     from extractor.backends import rules
     from extractor.loaders import load
-    from schemas.concepts import to_facts
+    from extractor.schemas.concepts import to_facts
     from llm_server import ScriptedServer, tool_reply
     from scripted_answers import quoted_answer
 

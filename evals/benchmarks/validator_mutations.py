@@ -47,7 +47,7 @@ from extractor.document import Document  # noqa: E402
 from extractor.validator import SourceText, read_accepted, relation_members, validate_facts  # noqa: E402
 from extractor.validator.coverage import blocks  # noqa: E402
 from extractor.validator.grounding import printed_magnitude, readback_exponent  # noqa: E402
-from schemas.facts import Fact, read_facts  # noqa: E402
+from extractor.schemas.facts import Fact, read_facts  # noqa: E402
 
 FAMILIES = ("grounding", "scale", "rollforward", "totals", "consistency", "plausibility", "coverage")
 DROPS = ("fact", "row", "table", "prose fact")

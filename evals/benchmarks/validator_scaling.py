@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from extractor.backends import rules  # noqa: E402
 from extractor.loaders import load_text  # noqa: E402
 from extractor.validator import validate  # noqa: E402
-from schemas.concepts import iter_facts  # noqa: E402
+from extractor.schemas.concepts import iter_facts  # noqa: E402
 
 TARGET_SECONDS = 5.0
 TARGET_ROWS = 8000

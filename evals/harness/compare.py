@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from evals.harness.metrics import Counts
-from evals.harness.outcomes import FactKey, FactOutcome
-from evals.harness.runner import EvalRun
+from extractor.evals.harness.metrics import Counts
+from extractor.evals.harness.outcomes import FactKey, FactOutcome
+from extractor.evals.harness.runner import EvalRun
 
 
 # Below six documents, even every document moving the same way cannot reach p < 0.05 under a

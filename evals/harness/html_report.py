@@ -10,13 +10,13 @@ import re
 from html import escape
 from pathlib import Path
 
-from evals.harness.compare import Change, Comparison
-from evals.harness.metrics import Counts, ordered_groups
-from evals.harness.outcomes import LABELS, FactOutcome, describe
-from evals.harness.runner import EvalRun, Metrics
-from evals.harness.store import RunSummary
-from evals.harness.suite import Suite
-from evals.harness.terminal import SCORE_COLUMNS, run_header
+from extractor.evals.harness.compare import Change, Comparison
+from extractor.evals.harness.metrics import Counts, ordered_groups
+from extractor.evals.harness.outcomes import LABELS, FactOutcome, describe
+from extractor.evals.harness.runner import EvalRun, Metrics
+from extractor.evals.harness.store import RunSummary
+from extractor.evals.harness.suite import Suite
+from extractor.evals.harness.terminal import SCORE_COLUMNS, run_header
 from extractor.document import LoadError
 from extractor.loaders import load
 from extractor.render import dims_text, period_text, short_concept

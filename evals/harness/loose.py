@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, computed_field
 
-from schemas.facts import Fact
+from extractor.schemas.facts import Fact
 
 # XBRL member local-name fragments -> award class, first match wins (score_real.py AWARD_WORDS).
 AWARD_WORDS: tuple[tuple[str, str], ...] = (

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, computed_field
 
-from evals.harness.outcomes import FactOutcome
-from schemas.concepts import GROUPS
+from extractor.evals.harness.outcomes import FactOutcome
+from extractor.schemas.concepts import GROUPS
 
 
 def _f1(precision: float, recall: float) -> float:

@@ -12,9 +12,9 @@ from typing import Literal
 from pydantic import BaseModel
 
 from extractor.scoring import score
-from schemas.concepts import concept_group
-from schemas.facts import Fact
-from schemas.values import Period, SourceSpan
+from extractor.schemas.concepts import concept_group
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import Period, SourceSpan
 
 Outcome = Literal["correct", "wrong_value", "missed", "extra"]
 LABELS: dict[str, str] = {"correct": "right", "wrong_value": "wrong value", "missed": "missed", "extra": "extra"}

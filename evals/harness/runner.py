@@ -16,17 +16,17 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from evals.harness.loose import LooseCounts, loose_score
-from evals.harness.metrics import Counts, grounding_rate, tally, tally_by
-from evals.harness.outcomes import FactOutcome, fact_outcomes
-from evals.harness.suite import Suite, SuiteDocument
+from extractor.evals.harness.loose import LooseCounts, loose_score
+from extractor.evals.harness.metrics import Counts, grounding_rate, tally, tally_by
+from extractor.evals.harness.outcomes import FactOutcome, fact_outcomes
+from extractor.evals.harness.suite import Suite, SuiteDocument
 from extractor import __version__
 from extractor.attempt import attempt
 from extractor.document import Document
 from extractor.extraction import Extraction
 from extractor.llm.usage import Usage
 from extractor.validator import validate
-from schemas.concepts import to_facts
+from extractor.schemas.concepts import to_facts
 
 ROOT = Path(__file__).resolve().parents[2]
 

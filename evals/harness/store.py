@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, TypeAdapter
 
-from evals.harness.outcomes import FactOutcome
-from evals.harness.runner import DocumentResult, EvalRun
+from extractor.evals.harness.outcomes import FactOutcome
+from extractor.evals.harness.runner import DocumentResult, EvalRun
 
 DEFAULT_STORE = Path("evals/runs.sqlite")
 SCHEMA_VERSION = 1

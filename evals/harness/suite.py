@@ -29,8 +29,8 @@ from pathlib import Path
 
 from extractor.tomlfile import read_toml
 from extractor.validator import read_accepted
-from evals.harness.loose import TaggedFact, read_tagged
-from schemas.facts import Fact
+from extractor.evals.harness.loose import TaggedFact, read_tagged
+from extractor.schemas.facts import Fact
 
 MANIFEST = "suite.toml"
 

@@ -9,11 +9,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from evals.harness.compare import Change, Comparison
-from evals.harness.loose import LooseCounts
-from evals.harness.metrics import Counts, ordered_groups
-from evals.harness.outcomes import describe
-from evals.harness.runner import DocumentResult, EvalRun, Metrics
+from extractor.evals.harness.compare import Change, Comparison
+from extractor.evals.harness.loose import LooseCounts
+from extractor.evals.harness.metrics import Counts, ordered_groups
+from extractor.evals.harness.outcomes import describe
+from extractor.evals.harness.runner import DocumentResult, EvalRun, Metrics
 from extractor.render import dims_text, short_concept
 
 SCORE_COLUMNS = ("gold", "predicted", "found F1", "value acc.", "precision", "recall", "F1")

@@ -18,11 +18,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from evals.harness.compare import compare
-from evals.harness.runner import EvalRun, run_suite
-from evals.harness.store import RunStore
-from evals.harness.suite import load_suite
-from evals.harness.terminal import comparison_report
+from extractor.evals.harness.compare import compare
+from extractor.evals.harness.runner import EvalRun, run_suite
+from extractor.evals.harness.store import RunStore
+from extractor.evals.harness.suite import load_suite
+from extractor.evals.harness.terminal import comparison_report
 from extractor.backends.choice import BackendName, extractor_for
 from extractor.llm.config import resolve_config
 from extractor.local_model import LocalServer, free_port, packaged_model

@@ -25,8 +25,8 @@ from extractor.tables import layout
 from extractor.validator import validate
 from extractor.validator.coverage import check_coverage
 from extractor.validator.factset import FactSet
-from schemas.concepts import iter_located_facts
-from schemas.values import Amount
+from extractor.schemas.concepts import iter_located_facts
+from extractor.schemas.values import Amount
 
 SHOWN = 12  # unexplained numbers named in a block's reason
 

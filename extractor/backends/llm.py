@@ -31,7 +31,7 @@ from extractor.tables import layout
 from extractor.validator import validate
 from extractor.validator.grounding import SourceText
 from extractor.validator.findings import Finding
-from schemas.stock_compensation import StockCompensationNote
+from extractor.schemas.stock_compensation import StockCompensationNote
 
 FEEDBACK_LIMIT = 20  # findings quoted back to the model in one re-ask
 Spans = Collection[tuple[int, int]]  # character ranges of the tables and paragraphs to ask about

@@ -31,7 +31,7 @@ from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
 from extractor.loaders import load_bytes
 from extractor.validator import validate
-from schemas.concepts import to_facts
+from extractor.schemas.concepts import to_facts
 
 DIMS = ("award", "line_item", "bound", "year")
 DOC_TIMEOUT = 300.0  # seconds a document may take (--doc-timeout): a pathological table must not hold a run

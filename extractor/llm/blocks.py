@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from extractor.document import Document
 from extractor.llm.markdown import flat, table_markdown
 from extractor.tables import Table
-from schemas.stock_compensation import PART_SIGNALS
+from extractor.schemas.stock_compensation import PART_SIGNALS
 
 _NUMBER = re.compile(r"\d[\d,.]*")
 # Characters llama-cpp-python's schema-to-grammar conversion does not escape in enum strings: a quote

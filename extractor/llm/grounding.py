@@ -17,7 +17,7 @@ from extractor.document import Document
 from extractor.numbers import apply_scale, months_after, parse_number, parse_word_number
 from extractor.llm.response_model import QuotedAmount
 from extractor.tables import Table
-from schemas.values import Amount, SourceSpan, printed_unit
+from extractor.schemas.values import Amount, SourceSpan, printed_unit
 
 _FOLD = str.maketrans({"\u00a0": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-"})
 _DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")

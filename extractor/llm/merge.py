@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from schemas.values import Amount
+from extractor.schemas.values import Amount
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from string import Template
 
 from extractor.tomlfile import read_toml
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
+# Shipped as package data (the repository's prompts/ folder is the package extractor.prompts), so an
+# installed wheel finds them as an editable install does. Wheels install as files: a real Path.
+PROMPTS_DIR = Path(str(resources.files("extractor.prompts")))
 
 
 UNITS = ("note", "block")

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticUndefined
 
-from schemas.values import Amount, Period, Unit
+from extractor.schemas.values import Amount, Period, Unit
 
 
 # Views built and kept for reuse. Whole-note views repeat (one per set of parts); block views are one per

@@ -30,10 +30,10 @@ from pydantic import BaseModel, ValidationError
 from extractor.extraction import Extraction
 from extractor.queue.facts import added_line_item, number_span, typed_date, typed_number
 from extractor.queue.store import Change
-from schemas.concepts import iter_located_facts
-from schemas.facts import Fact
-from schemas.stock_compensation import StockCompensationNote
-from schemas.values import Amount, AwardType, Unit
+from extractor.schemas.concepts import iter_located_facts
+from extractor.schemas.facts import Fact
+from extractor.schemas.stock_compensation import StockCompensationNote
+from extractor.schemas.values import Amount, AwardType, Unit
 
 UNITS: tuple[str, ...] = get_args(Unit)
 AWARD_TYPES: tuple[str, ...] = get_args(AwardType)

@@ -17,10 +17,10 @@ from functools import cache
 from typing import get_args
 
 from extractor.numbers import WORD_NUMBERS
-from schemas import concepts as known
-from schemas.concepts import concept_words
-from schemas.stock_compensation import LineItem
-from schemas.values import Amount, AwardType, Period, SourceSpan, Unit
+from extractor.schemas import concepts as known
+from extractor.schemas.concepts import concept_words
+from extractor.schemas.stock_compensation import LineItem
+from extractor.schemas.values import Amount, AwardType, Period, SourceSpan, Unit
 
 UNITS: tuple[str, ...] = get_args(Unit)
 AWARD_TYPES: tuple[str, ...] = get_args(AwardType)

@@ -21,14 +21,14 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
-from evals.harness.suite import MANIFEST, SuiteError, load_suite
+from extractor.evals.harness.suite import MANIFEST, SuiteError, load_suite
 from extractor.bulk.sources import split_ref
 from extractor.queue.documents import item_source
 from extractor.queue.store import Item, ItemStatus, Queue, QueueError, clock_time
 from extractor.tomlfile import read_toml
 from extractor.validator import FactRef, Finding
-from schemas.concepts import to_facts
-from schemas.facts import Fact
+from extractor.schemas.concepts import to_facts
+from extractor.schemas.facts import Fact
 
 
 @dataclass

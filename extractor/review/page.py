@@ -30,8 +30,8 @@ from extractor.periods import find_dates
 from extractor.queue.edits import ValueField, path_steps, value_fields
 from extractor.validator import Finding
 from extractor.validator.findings import Unexplained
-from schemas.concepts import concept_words
-from schemas.values import Period
+from extractor.schemas.concepts import concept_words
+from extractor.schemas.values import Period
 
 SOURCE_CHARS = 1_000_000  # a longer source is shown as excerpts around its marked values
 CONTEXT_CHARS = 3_000  # text shown each side of a marked value in such a source

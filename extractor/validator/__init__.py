@@ -41,8 +41,8 @@ from extractor.validator.factset import FactSet, Located
 from extractor.validator.findings import FactRef, Finding, Validation, read_accepted
 from extractor.validator.grounding import SourceText, check_grounding
 from extractor.validator.plausibility import check_bounds, check_dates
-from schemas.concepts import iter_located_facts
-from schemas.facts import Fact
+from extractor.schemas.concepts import iter_located_facts
+from extractor.schemas.facts import Fact
 
 if TYPE_CHECKING:  # extraction.py holds a Validation, so it imports this package
     from extractor.extraction import Extraction

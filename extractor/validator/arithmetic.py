@@ -23,8 +23,8 @@ from extractor.validator.factset import (
     year_label,
 )
 from extractor.validator.findings import Finding
-from schemas.concepts import concept_words
-from schemas.relations import ROLLFORWARDS, SUBTOTAL_AWARD, SUMMABLE, RollForward
+from extractor.schemas.concepts import concept_words
+from extractor.schemas.relations import ROLLFORWARDS, SUBTOTAL_AWARD, SUMMABLE, RollForward
 
 # A weighted average off by more than its rounding but less than this share of itself is a
 # warning: filings do print such tables (modifications, tranches valued apart); more is an error.

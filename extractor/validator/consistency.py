@@ -21,9 +21,9 @@ from extractor.validator.factset import (
     year_label,
 )
 from extractor.validator.findings import Finding
-from schemas.concepts import Printings, concept_words
-from schemas.facts import Fact
-from schemas.relations import (
+from extractor.schemas.concepts import Printings, concept_words
+from extractor.schemas.facts import Fact
+from extractor.schemas.relations import (
     EXERCISE_PROCEEDS,
     OUTSTANDING_SPLIT,
     PLAN_TERMS,

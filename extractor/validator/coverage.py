@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-import schemas
+from extractor import schemas
 from extractor.document import Document
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
 from extractor.tables import Table, layout
 from extractor.tables.assemble import is_year_cell
 from extractor.validator.factset import FactSet
 from extractor.validator.findings import Finding, Unexplained
-from schemas.values import Period
+from extractor.schemas.values import Period
 
 _LEXICON = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compensation" / "coverage.toml"
 

@@ -8,8 +8,8 @@ from decimal import Decimal
 
 from extractor.numbers import tolerance
 from extractor.validator.findings import FactRef, Finding, Severity
-from schemas.concepts import merge_printings
-from schemas.facts import Fact, printed_exponent
+from extractor.schemas.concepts import merge_printings
+from extractor.schemas.facts import Fact, printed_exponent
 
 Located = tuple[str | None, Fact]
 

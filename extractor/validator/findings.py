@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from schemas.facts import Fact
-from schemas.values import AwardType, Period, SourceSpan
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import AwardType, Period, SourceSpan
 
 Severity = Literal["error", "warning"]
 

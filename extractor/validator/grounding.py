@@ -33,9 +33,9 @@ from extractor.validator.factset import (
     show,
 )
 from extractor.validator.findings import Finding
-from schemas.concepts import concept_words
-from schemas.facts import Fact
-from schemas.values import SCALED_UNITS
+from extractor.schemas.concepts import concept_words
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import SCALED_UNITS
 
 # Powers of ten a printed number may be scaled by, per unit: scale notes apply to counts and
 # dollars only; percentages divide by 100.

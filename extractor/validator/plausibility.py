@@ -12,8 +12,8 @@ from extractor.validator.factset import (
     show,
 )
 from extractor.validator.findings import Finding
-from schemas.concepts import concept_words
-from schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, PLAN_TERMS, SIGNED, UNIT_BOUNDS
+from extractor.schemas.concepts import concept_words
+from extractor.schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, PLAN_TERMS, SIGNED, UNIT_BOUNDS
 
 FLOW_DAYS = range(28, 400)  # a quarter (or a stub month) up to a fiscal year of 53 weeks
 

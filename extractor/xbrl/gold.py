@@ -22,9 +22,9 @@ from extractor.xbrl.formats import (
 )
 from extractor.xbrl.instance import XSI_NIL, Context, Tagged, XbrlError
 from extractor.xbrl.spans import Printings
-from schemas import concepts as schema_concepts
-from schemas.facts import Fact
-from schemas.values import Period, Unit
+from extractor.schemas import concepts as schema_concepts
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import Period, Unit
 
 # Why a tagged fact is not in the output; the keys are what reports print.
 OUT_OF_SCOPE = "out of scope"

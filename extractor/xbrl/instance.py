@@ -12,7 +12,7 @@ from typing import Literal
 
 from lxml import etree
 
-from schemas.values import Period, Unit
+from extractor.schemas.values import Period, Unit
 
 IX_NAMESPACES = ("http://www.xbrl.org/2013/inlineXBRL", "http://www.xbrl.org/2008/inlineXBRL")
 XBRLI = "http://www.xbrl.org/2003/instance"

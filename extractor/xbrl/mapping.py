@@ -13,7 +13,7 @@ from typing import Literal
 from lxml import etree
 
 from extractor.xbrl.instance import Context, local
-from schemas import concepts as schema_concepts
+from extractor.schemas import concepts as schema_concepts
 
 # Concepts concepts.md lists that no schema field carries (schemas/concepts.py spells the rest).
 _SCOPE_WITHOUT_FIELD = (

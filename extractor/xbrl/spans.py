@@ -12,7 +12,7 @@ from lxml import etree
 
 from extractor.numbers import parse_word_number
 from extractor.xbrl.instance import is_ix, local
-from schemas.values import SourceSpan
+from extractor.schemas.values import SourceSpan
 
 _BLOCKS = frozenset("p div td th li tr table tbody thead body html h1 h2 h3 h4 h5 h6 section br".split())
 _NO_SPACE = re.compile(r"\s+")

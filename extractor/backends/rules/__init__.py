@@ -11,8 +11,8 @@ from extractor.extraction import Extraction, Filing, Provenance
 from extractor.periods import fiscal_frame, latest_printed_date
 from extractor.tables import layout
 from extractor.tables.transpose import years_as_columns
-from schemas.concepts import iter_facts
-from schemas.stock_compensation import StockCompensationNote
+from extractor.schemas.concepts import iter_facts
+from extractor.schemas.stock_compensation import StockCompensationNote
 
 
 def extract(doc: Document) -> Extraction:

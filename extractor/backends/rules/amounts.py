@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from extractor.numbers import apply_scale
 from extractor.tables.model import PrintedNumber
-from schemas.values import Amount, Period, SourceSpan, Unit, printed_unit
+from extractor.schemas.values import Amount, Period, SourceSpan, Unit, printed_unit
 
 
 

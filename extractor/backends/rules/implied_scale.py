@@ -16,8 +16,8 @@ from decimal import Decimal
 from pydantic import BaseModel
 
 from extractor.numbers import apply_scale, scale_word_after
-from schemas.stock_compensation import StockCompensationNote
-from schemas.values import Amount
+from extractor.schemas.stock_compensation import StockCompensationNote
+from extractor.schemas.values import Amount
 
 _STATED = re.compile(r"\b(?:thousands?|millions?|billions?)\b|\$\s?\d[\d,.]*\s?[mkb]n?\b", re.I)
 # Aggregate dollars (expense, unrecognized cost) over the value of the awards outstanding: a year's expense or

@@ -12,7 +12,7 @@ from itertools import pairwise
 from dataclasses import dataclass
 from pathlib import Path
 
-import schemas
+from extractor import schemas
 
 LEXICON_DIR = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compensation"
 

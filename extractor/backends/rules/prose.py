@@ -18,8 +18,8 @@ from extractor.backends.rules.prose_dates import find_phrases, named_day
 from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
 from extractor.periods import FiscalCalendar, find_dates
-from schemas.concepts import iter_facts
-from schemas.stock_compensation import (
+from extractor.schemas.concepts import iter_facts
+from extractor.schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
     PlanTerms,
@@ -29,7 +29,7 @@ from schemas.stock_compensation import (
     StockCompensationNote,
     UnrecognizedCost,
 )
-from schemas.values import Amount, Period, SourceSpan, Unit
+from extractor.schemas.values import Amount, Period, SourceSpan, Unit
 
 NUM = r"[\d,]*\d(?:\.\d+)?"
 WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)"

@@ -17,10 +17,10 @@ from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
 
-from extractor.backends.rules.lexicon import AWARD_PATTERNS, find_award
+from extractor.backends.rules.lexicon import AWARD_PATTERNS, LEXICON_DIR, find_award
 from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases, named_day
 from extractor.backends.rules.prose_numbers import Number, find_numbers
-from schemas.stock_compensation import (
+from extractor.schemas.stock_compensation import (
     AwardYearInfo,
     ExpenseItem,
     LineItem,
@@ -31,9 +31,9 @@ from schemas.stock_compensation import (
     StockCompensationNote,
     UnrecognizedCost,
 )
-from schemas.values import Amount, Period, SourceSpan
+from extractor.schemas.values import Amount, Period, SourceSpan
 
-LEXICON = Path(__file__).resolve().parents[3] / "schemas" / "lexicon" / "stock_compensation" / "prose.toml"
+LEXICON = LEXICON_DIR / "prose.toml"
 AWARDS = frozenset({"option", "sar", "rsu", "psu", "msu", "dsu", "restricted_stock", "espp", "other"})
 UNITS = frozenset({"USD", "USD/share", "shares", "pure", "years"})
 # Aggregate dollars printed without a scale word below this are in a scale the sentence does not state

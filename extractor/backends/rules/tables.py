@@ -29,8 +29,8 @@ from extractor.periods import FiscalCalendar, balance_date, find_dates, months_b
 from extractor.tables.assemble import is_year_cell
 from extractor.tables.model import Cell, Column, Row, Table
 from extractor.tables.tokens import classify_chunk
-from schemas.concepts import P, PL
-from schemas.stock_compensation import (
+from extractor.schemas.concepts import P, PL
+from extractor.schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
     CashSettlementRange,
@@ -43,7 +43,7 @@ from schemas.stock_compensation import (
     UnrecognizedCost,
     ValuationAssumptions,
 )
-from schemas.values import OPTION_LIKE, Period
+from extractor.schemas.values import OPTION_LIKE, Period
 
 # a row that is one fiscal year's repurchases: '2011 repurchases', 'Repurchases in fiscal 2012'
 _YEAR_FLOW_ROW = re.compile(r"^(?:fiscal\s+)?((?:19|20)\d\d)\s+(?:share\s+)?(?:re)?purchases\b|^(?:share\s+)?repurchases (?:in|during) (?:fiscal\s+)?((?:19|20)\d\d)$", re.I)

@@ -1,0 +1,1 @@
+"""Versioned prompt files (package data: the LLM backend reads them through importlib.resources)."""
