@@ -1,13 +1,14 @@
-"""One input from path to Extraction, every failure but the endpoint's turned into a reason.
+"""One input from path to (validated) Extraction, every failure but the endpoint's turned into a reason.
 
-`extract` and `eval` go on after a bad document; only an EndpointError (bad key, model or URL)
+The one place a single document is loaded, extracted and validated: `extractor.extract`, the
+`extract` command and `eval` all call it. They go on after a bad document; only an EndpointError (bad key, model or URL)
 propagates, since no other document would fare better. (Bulk runs split these steps between
 worker processes and the event loop: extractor.bulk.work.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from extractor.extraction import Extraction
 from extractor.llm.client import EndpointError, LLMError
 from extractor.llm.usage import Usage
 from extractor.loaders import load
+from extractor.validator import validate
 
 INTERNAL_ERROR = "internal error, please report it: {error}"
 
@@ -33,14 +35,19 @@ class Attempt:
         return f"{self.path}: {self.reason}"
 
 
-def attempt(path: Path, extract: Callable[[Document], Extraction]) -> Attempt:
-    """Load and extract one input; raises only EndpointError."""
+def attempt(path: Path, extract: Callable[[Document], Extraction], validated: bool = False,
+            accepted: Collection[str] = ()) -> Attempt:  # fmt: skip
+    """Load and extract one input, and validate the extraction against its document when `validated`
+    (findings whose ids are in `accepted` set aside); raises only EndpointError."""
     try:
         document = load(path)
     except LoadError as error:
         return Attempt(path, reason=error.reason)
     try:
-        return Attempt(path, document, extract(document))
+        extraction = extract(document)
+        if validated:
+            extraction.validation = validate(extraction, document, accepted)
+        return Attempt(path, document, extraction)
     except EndpointError:
         raise
     except LLMError as error:

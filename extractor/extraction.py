@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from extractor.document import Document, NoteSpan
 from extractor.llm.usage import Usage
-from extractor.validator.findings import Validation
+from extractor.findings import Validation
 from extractor.schemas.stock_compensation import StockCompensationNote
 
 

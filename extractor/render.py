@@ -8,7 +8,7 @@ from rich.text import Text
 
 from extractor.extraction import Extraction
 from extractor.scoring import Score
-from extractor.validator.findings import Validation
+from extractor.findings import Validation
 from extractor.schemas.concepts import CONCEPT_PREFIXES
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period

@@ -9,7 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from extractor.evals.harness.runner import run_suite
-from extractor.evals.harness.suite import load_suite
+from extractor.suites import load_suite
 from extractor.evals.harness.terminal import GATE_PASS_SHARE, Gate
 from extractor.backends import rules
 from extractor.extraction import Extraction

@@ -16,7 +16,7 @@ from extractor.evals.harness.compare import compare
 from extractor.evals.harness.html_report import render_report, write_report
 from extractor.evals.harness.store import RunStore
 from extractor.evals.harness.runner import run_suite
-from extractor.evals.harness.suite import load_suite
+from extractor.suites import load_suite
 from extractor.backends import rules
 from extractor.backends.rules import lexicon
 from fixture_paths import ROOT

@@ -14,7 +14,7 @@ from extractor.evals.harness.compare import compare
 from extractor.evals.harness.outcomes import FactOutcome
 from extractor.evals.harness.runner import DocumentResult, EvalRun, run_suite
 from extractor.evals.harness.store import RunStore, StoreError
-from extractor.evals.harness.suite import SuiteError, load_suite
+from extractor.suites import SuiteError, load_suite
 from extractor.backends import rules
 from extractor.backends.rules import lexicon
 from extractor.cli import app

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from extractor.evals.harness.runner import run_suite
-from extractor.evals.harness.suite import load_suite
+from extractor.suites import load_suite
 from extractor.backends import rules
 from extractor.cli import app
 from extractor.llm.config import ConfigError
@@ -347,7 +347,10 @@ def test_queue_commands(tmp_path):
     assert done.exit_code == 0, done.output
     assert "saved version 2: 1 fields changed; 0 errors left" in done.output and "accepted (version 3)" in done.output
     shown = run("show", str(item_id))
-    assert f"{WRONG_FIELD}.value" in shown.output and "110000" in shown.output and "101000" in shown.output
+    assert "110000" in shown.output and "101000" in shown.output
+    audit = json.loads(run("show", str(item_id), "--json").output)["audit"]
+    assert [(e["field"], e["before"], e["after"]) for e in audit if e["action"] == "corrected"] == [(f"{WRONG_FIELD}.value", "110000", "101000")]
+    assert [e["action"] for e in audit] == ["enqueued", "claimed", "corrected", "revalidated", "accepted"]  # as queue edit records it
     exported = run("export-gold", str(tmp_path / "suite"))
     assert exported.exit_code == 0 and "wrote 1 gold documents" in exported.output
     assert runner.invoke(app, ["eval", str(tmp_path / "suite"), "--store", str(tmp_path / "runs.sqlite"),

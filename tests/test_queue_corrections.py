@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from extractor.evals.harness.suite import load_suite
+from extractor.suites import load_suite
 from extractor.cli import app
 from extractor.loaders import load
 from extractor.queue.corrections import correct

@@ -17,7 +17,7 @@ import pytest
 from extractor.evals.build_real_suite import build, main as build_main, our_dims
 from extractor.evals.harness.loose import TaggedFact, agree, loose_score, read_tagged, visible
 from extractor.evals.harness.runner import run_suite
-from extractor.evals.harness.suite import load_suite
+from extractor.suites import load_suite
 from extractor.backends import rules
 from fixture_paths import ROOT
 from extractor.schemas.concepts import to_facts

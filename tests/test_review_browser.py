@@ -17,7 +17,7 @@ from extractor.local_model import free_port
 from extractor.queue.reviewers import add_reviewer
 from extractor.queue.store import ItemStatus, Queue
 from fixture_paths import ROOT
-from extractor.evals.harness.suite import load_suite
+from extractor.suites import load_suite
 from extractor.scoring import score
 from review_seed import GOOGL_GOLD, JUNK_PATH, MISSED_CONCEPT, MOVED_PATH, RIGHT, WRONG, WRONG_FIELD, seed_missed_number, seed_rollforward_error
 from extractor.schemas.facts import read_facts

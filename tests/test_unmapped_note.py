@@ -8,7 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from extractor.cli import app, unmapped_note
+from extractor.cli import app
+from extractor.cli.extract import unmapped_note
 from fixture_paths import ROOT
 
 

@@ -15,7 +15,7 @@ from extractor.evals.harness.metrics import Counts, ordered_groups
 from extractor.evals.harness.outcomes import LABELS, FactOutcome, describe
 from extractor.evals.harness.runner import EvalRun, Metrics
 from extractor.evals.harness.store import RunSummary
-from extractor.evals.harness.suite import Suite
+from extractor.suites import Suite
 from extractor.evals.harness.terminal import SCORE_COLUMNS, run_header
 from extractor.document import LoadError
 from extractor.loaders import load

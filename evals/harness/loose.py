@@ -15,18 +15,17 @@ so the two agree; tests/test_real_suite.py checks that on the same predictions.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, computed_field
 
 from extractor.schemas.facts import Fact
+from extractor.suites import TaggedFact, end_of, read_tagged  # noqa: F401 - read_tagged: the harness's readers
 
 # XBRL member local-name fragments -> award class, first match wins (score_real.py AWARD_WORDS).
 AWARD_WORDS: tuple[tuple[str, str], ...] = (
@@ -37,39 +36,6 @@ AWARD_WORDS: tuple[tuple[str, str], ...] = (
 )
 AWARD_AXES = ("awardtypeaxis", "plannameaxis", "equitycomponentsaxis")
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-
-
-@dataclass(frozen=True)
-class TaggedFact:
-    """One fact as the filer tagged it (corpus gold_facts.json / extension_facts.json fields we use)."""
-
-    concept: str
-    value: Decimal
-    end: str | None  # the period's end or instant, ISO
-    dims: tuple[tuple[str, str], ...]  # axis -> member in the file's order (the first award axis wins)
-    printed: str | None = None
-
-    @classmethod
-    def from_json(cls, item: dict[str, Any]) -> "TaggedFact | None":
-        """None for a fact without a number (score_real.py ignores those too)."""
-        value = item.get("value")
-        if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
-            return None
-        return cls(
-            concept=str(item.get("concept", "")),
-            value=Decimal(str(value)) if isinstance(value, float) else Decimal(value),
-            end=end_of(item.get("period")),
-            dims=tuple((str(k), str(v)) for k, v in (item.get("dims") or {}).items()),
-            printed=item.get("printed"),
-        )
-
-
-def read_tagged(path: Path) -> tuple[TaggedFact, ...]:
-    """A JSON list of tagged facts (numbers read as Decimal, never float)."""
-    items = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
-    if not isinstance(items, list):
-        raise ValueError(f"{path}: not a JSON list of facts")
-    return tuple(fact for item in items if isinstance(item, dict) and (fact := TaggedFact.from_json(item)) is not None)
 
 
 # -- the rules ------------------------------------------------------------------------------------
@@ -117,13 +83,6 @@ def printed_tol(value: Decimal, text: str | None) -> Decimal:
 def agree(predicted: Decimal, gold: Decimal, predicted_text: str | None = None) -> bool:
     """Equal within the coarser printed precision: the gold's own digits, or the prediction's source text."""
     return abs(predicted - gold) <= max(printed_tol(predicted, predicted_text), tol(gold), Decimal("1e-9"))
-
-
-def end_of(period: object) -> str | None:
-    if not isinstance(period, dict):
-        return None
-    end = period.get("instant") or period.get("end")
-    return str(end) if end else None
 
 
 def near(a: str | None, b: str | None) -> bool:

@@ -6,12 +6,9 @@ as missed, so a backend cannot raise its score by failing on hard inputs.
 
 from __future__ import annotations
 
-import hashlib
-import subprocess
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -19,16 +16,13 @@ from pydantic import BaseModel, Field
 from extractor.evals.harness.loose import LooseCounts, loose_score
 from extractor.evals.harness.metrics import Counts, grounding_rate, tally, tally_by
 from extractor.evals.harness.outcomes import FactOutcome, fact_outcomes
-from extractor.evals.harness.suite import Suite, SuiteDocument
-from extractor import __version__
+from extractor.suites import Suite, SuiteDocument
 from extractor.attempt import attempt
+from extractor.code_version import code_version
 from extractor.document import Document
 from extractor.extraction import Extraction
 from extractor.llm.usage import Usage
-from extractor.validator import validate
 from extractor.schemas.concepts import to_facts
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class FindingSummary(BaseModel):
@@ -169,13 +163,13 @@ def run_suite(
 
 def _run_one(document: SuiteDocument, extract: Extract) -> tuple[DocumentResult, Extraction | None]:
     started = time.perf_counter()
-    tried = attempt(document.path, extract)
-    extraction, loaded = tried.extraction, tried.document
-    if extraction is None or loaded is None:
+    tried = attempt(document.path, extract, validated=True, accepted=document.accepted_findings)
+    extraction = tried.extraction
+    if extraction is None or extraction.validation is None:
         result = DocumentResult(id=document.id, format=document.format, status="failed", reason=tried.reason,
                                 usage=tried.usage, seconds=time.perf_counter() - started)
         return result, None
-    validation = validate(extraction, loaded, document.accepted_findings)
+    validation = extraction.validation
     result = DocumentResult(
         id=document.id,
         format=document.format,
@@ -187,26 +181,3 @@ def _run_one(document: SuiteDocument, extract: Extract) -> tuple[DocumentResult,
         seconds=time.perf_counter() - started,
     )
     return result, extraction
-
-
-def code_version() -> str:
-    """Package version, git commit (+dirty) when run from a checkout, and a hash of code and prompts.
-
-    The hash tells apart two runs of uncommitted edits, which a commit id alone cannot.
-    """
-    digest = hashlib.sha256()
-    for folder in ("extractor", "schemas", "prompts"):
-        for path in sorted((ROOT / folder).rglob("*")):
-            if path.suffix in (".py", ".toml") and path.is_file():
-                digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
-    parts = [__version__]
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=5
-        )
-        if commit.returncode == 0 and commit.stdout.strip():
-            parts.append(commit.stdout.strip())
-    except (OSError, subprocess.SubprocessError):
-        pass
-    parts.append(f"src:{digest.hexdigest()[:10]}")
-    return " ".join(parts)

@@ -21,7 +21,7 @@ from rich.console import Console
 from extractor.evals.harness.compare import compare
 from extractor.evals.harness.runner import EvalRun, run_suite
 from extractor.evals.harness.store import RunStore
-from extractor.evals.harness.suite import load_suite
+from extractor.suites import load_suite
 from extractor.evals.harness.terminal import comparison_report
 from extractor.backends.choice import BackendName, extractor_for
 from extractor.llm.config import resolve_config

@@ -30,7 +30,7 @@ from extractor.sections import NoNoteFound, Section, find_note, split
 from extractor.tables import layout
 from extractor.validator import validate
 from extractor.validator.grounding import SourceText
-from extractor.validator.findings import Finding
+from extractor.findings import Finding
 from extractor.schemas.stock_compensation import StockCompensationNote
 
 FEEDBACK_LIMIT = 20  # findings quoted back to the model in one re-ask

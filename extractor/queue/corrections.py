@@ -1,16 +1,19 @@
-"""One round of corrections: apply them, re-validate against the document, and say what the
-changes resolved and what they broke. The review page and `extractor queue edit` share it, so
-a reviewer sees (and the audit log keeps) the same account either way."""
+"""One round of corrections: apply them, re-validate against the document, say what the changes
+resolved and what they broke, and store the next version. The review page and `extractor queue
+edit` / `resolve --set` share it (`save_correction`), so a reviewer sees (and the audit log keeps)
+the same account either way."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from extractor.document import Document
 from extractor.extraction import Extraction
+from extractor.queue.documents import item_document
 from extractor.queue.edits import apply_edits
-from extractor.queue.store import Change
+from extractor.queue.store import Change, Item, Queue, check_version
 from extractor.validator import Finding, Validation, validate
 
 NAMED = 8  # findings named in the account; the rest are counted
@@ -37,6 +40,17 @@ def correct(extraction: Extraction, fields: Mapping[str, str], document: Documen
     corrected.validation = check(corrected, document)
     resolved, new = finding_changes(extraction.validation, corrected.validation)
     return Corrected(corrected, changes, resolved, new)
+
+
+def save_correction(queue: Queue, item_id: int, reviewer: str, version: int, fields: Mapping[str, str], root: Path,
+                    check: Callable[[Extraction, Document], Validation] = validate) -> tuple[Item, Corrected]:  # fmt: skip
+    """Apply `fields` to version `version` of an item, re-validate against its document (read only from
+    below `root`), and store the result as the next version with its account. Conflict when the item is
+    not at `version`; DocumentError when the document is gone or changed; EditError for a bad field."""
+    item = queue.get(item_id)
+    check_version(item, version)  # the edits apply to this copy: it must be the version named
+    done = correct(item.extraction, fields, item_document(item, root), check)
+    return queue.save(item_id, reviewer, version, done.extraction, done.changes, done.account), done
 
 
 def finding_changes(before: Validation | None, after: Validation) -> tuple[list[Finding], list[Finding]]:

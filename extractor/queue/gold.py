@@ -21,7 +21,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
-from extractor.evals.harness.suite import MANIFEST, SuiteError, load_suite
+from extractor.suites import MANIFEST, SuiteError, load_suite
 from extractor.bulk.sources import split_ref
 from extractor.queue.documents import item_source
 from extractor.queue.store import Item, ItemStatus, Queue, QueueError, clock_time

@@ -30,11 +30,11 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from extractor.queue.documents import DocumentError, item_document
-from extractor.queue.corrections import correct
+from extractor.queue.corrections import save_correction
 from extractor.queue.edits import AWARD_TYPES, UNITS, EditError
 from extractor.queue.facts import schema_concepts
 from extractor.queue.reviewers import Session, session, sign_in, sign_in_name, sign_out
-from extractor.queue.store import Conflict, Item, ItemStatus, Queue, QueueError, check_version, clock_time
+from extractor.queue.store import Conflict, Item, ItemStatus, Queue, QueueError, clock_time
 from extractor.review.page import LINKS_SHOWN, item_view
 from extractor.validator import validate
 
@@ -395,13 +395,8 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         """Apply the form's changes, re-validate against the document, store the next version
         (in a worker thread: loading and validating a long note takes tens of milliseconds)."""
         try:
-            item = queue.get(item_id)
-            version = _version(form)
-            check_version(item, version)  # the edits go onto this copy: it must be the version the save writes over
-            document = item_document(item, root)
-            fields = _edit_fields(form)
-            done = correct(item.extraction, fields, document, lambda extraction, doc: validating(validate, extraction, doc))
-            queue.save(item_id, who.reviewer, version, done.extraction, done.changes, done.account)
+            check = lambda extraction, doc: validating(validate, extraction, doc)  # noqa: E731 - bounded in time
+            _, done = save_correction(queue, item_id, who.reviewer, _version(form), _edit_fields(form), root, check)
         except DocumentError as problem:
             return item_page(request, who, item_id, 409, f"not saved: {problem}; corrections cannot be checked without it")
         except Conflict as conflict:

@@ -29,7 +29,7 @@ from extractor.extraction import Extraction
 from extractor.periods import find_dates
 from extractor.queue.edits import ValueField, path_steps, value_fields
 from extractor.validator import Finding
-from extractor.validator.findings import Unexplained
+from extractor.findings import Unexplained
 from extractor.schemas.concepts import concept_words
 from extractor.schemas.values import Period
 

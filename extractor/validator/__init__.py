@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from datetime import date
-from typing import TYPE_CHECKING
 
 from extractor.document import Document
 from extractor.numbers import NUMBER_RE
@@ -38,14 +37,13 @@ from extractor.validator.consistency import (
     within_range_triples,
 )
 from extractor.validator.factset import FactSet, Located
-from extractor.validator.findings import FactRef, Finding, Validation, read_accepted
+from extractor.findings import FactRef, Finding, Validation, read_accepted
 from extractor.validator.grounding import SourceText, check_grounding
 from extractor.validator.plausibility import check_bounds, check_dates
 from extractor.schemas.concepts import iter_located_facts
 from extractor.schemas.facts import Fact
 
-if TYPE_CHECKING:  # extraction.py holds a Validation, so it imports this package
-    from extractor.extraction import Extraction
+from extractor.extraction import Extraction
 
 __all__ = [
     "FactRef",

@@ -22,7 +22,7 @@ from extractor.validator.factset import (
     show,
     year_label,
 )
-from extractor.validator.findings import Finding
+from extractor.findings import Finding
 from extractor.schemas.concepts import concept_words
 from extractor.schemas.relations import ROLLFORWARDS, SUBTOTAL_AWARD, SUMMABLE, RollForward
 

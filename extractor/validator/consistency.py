@@ -20,7 +20,7 @@ from extractor.validator.factset import (
     show,
     year_label,
 )
-from extractor.validator.findings import Finding
+from extractor.findings import Finding
 from extractor.schemas.concepts import Printings, concept_words
 from extractor.schemas.facts import Fact
 from extractor.schemas.relations import (

@@ -26,7 +26,7 @@ from extractor.numbers import NUMBER_RE, WORD_NUMBERS
 from extractor.tables import Table, layout
 from extractor.tables.assemble import is_year_cell
 from extractor.validator.factset import FactSet
-from extractor.validator.findings import Finding, Unexplained
+from extractor.findings import Finding, Unexplained
 from extractor.schemas.values import Period
 
 _LEXICON = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compensation" / "coverage.toml"

@@ -7,7 +7,7 @@ from datetime import date
 from decimal import Decimal
 
 from extractor.numbers import tolerance
-from extractor.validator.findings import FactRef, Finding, Severity
+from extractor.findings import FactRef, Finding, Severity
 from extractor.schemas.concepts import merge_printings
 from extractor.schemas.facts import Fact, printed_exponent
 

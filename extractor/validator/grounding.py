@@ -32,7 +32,7 @@ from extractor.validator.factset import (
     finding,
     show,
 )
-from extractor.validator.findings import Finding
+from extractor.findings import Finding
 from extractor.schemas.concepts import concept_words
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import SCALED_UNITS

@@ -11,7 +11,7 @@ from extractor.validator.factset import (
     finding,
     show,
 )
-from extractor.validator.findings import Finding
+from extractor.findings import Finding
 from extractor.schemas.concepts import concept_words
 from extractor.schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, PLAN_TERMS, SIGNED, UNIT_BOUNDS
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from extractor.cli_options import err
+from extractor.cli.common import err
 from extractor.local_model import DEFAULT_ALIAS, LocalModelError, LocalServer, packaged_model
 
 local_model_app = typer.Typer(

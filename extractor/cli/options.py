@@ -7,17 +7,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from extractor.cli.common import err
 from extractor.backends.choice import BackendName, extractor_for, resolve_backend
 from extractor.document import Document
 from extractor.extraction import Extraction
 from extractor.llm.cassettes import CacheMode
 from extractor.llm.config import ConfigError, LLMConfig, StructuredMode, resolve_config
 from extractor.llm.prompts import PromptError
-
-err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 LLM = "LLM options (backends llm, hybrid, auto; flags win over the environment and extractor.toml's llm table)"
 

@@ -24,12 +24,14 @@ A robustness document has no `gold`; it is extracted and reported, never scored.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from extractor.tomlfile import read_toml
 from extractor.validator import read_accepted
-from extractor.evals.harness.loose import TaggedFact, read_tagged
 from extractor.schemas.facts import Fact
 
 MANIFEST = "suite.toml"
@@ -154,3 +156,46 @@ def _read_gold(where: str, path: Path) -> tuple[Fact, ...]:
             except ValueError as error:  # JSON and pydantic errors are both ValueErrors
                 raise SuiteError(f"{where}: gold {path.name}:{number} is not a fact ({str(error).splitlines()[0]})") from error
     return tuple(facts)
+
+
+# -- the filer's own tagged facts (XBRL), for loose matching and tag-backed precision ----------------
+
+
+@dataclass(frozen=True)
+class TaggedFact:
+    """One fact as the filer tagged it (corpus gold_facts.json / extension_facts.json fields we use)."""
+
+    concept: str
+    value: Decimal
+    end: str | None  # the period's end or instant, ISO
+    dims: tuple[tuple[str, str], ...]  # axis -> member in the file's order (the first award axis wins)
+    printed: str | None = None
+
+    @classmethod
+    def from_json(cls, item: dict[str, Any]) -> "TaggedFact | None":
+        """None for a fact without a number (score_real.py ignores those too)."""
+        value = item.get("value")
+        if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+            return None
+        return cls(
+            concept=str(item.get("concept", "")),
+            value=Decimal(str(value)) if isinstance(value, float) else Decimal(value),
+            end=end_of(item.get("period")),
+            dims=tuple((str(k), str(v)) for k, v in (item.get("dims") or {}).items()),
+            printed=item.get("printed"),
+        )
+
+
+def read_tagged(path: Path) -> tuple[TaggedFact, ...]:
+    """A JSON list of tagged facts (numbers read as Decimal, never float)."""
+    items = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
+    if not isinstance(items, list):
+        raise ValueError(f"{path}: not a JSON list of facts")
+    return tuple(fact for item in items if isinstance(item, dict) and (fact := TaggedFact.from_json(item)) is not None)
+
+
+def end_of(period: object) -> str | None:
+    if not isinstance(period, dict):
+        return None
+    end = period.get("instant") or period.get("end")
+    return str(end) if end else None

@@ -1,32 +1,25 @@
-"""`extractor queue ...` and `extractor review`: the correction queue from the shell and in a browser."""
+"""`extractor queue ...`: the correction queue from the shell (the browser app is `extractor review`)."""
 
 from __future__ import annotations
 
 import getpass
-import ipaddress
 import json
-import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from extractor.cli_options import err
-from extractor.llm.config import ConfigError
+from extractor.cli.common import QueueConfigOption, QueueUrlOption, ReviewerOption, RootOption, err, open_queue, queue_settings, unusable_queue_file
+from extractor.queue.corrections import save_correction
 from extractor.queue.documents import item_document
-from extractor.queue.corrections import correct
 from extractor.queue.edits import value_fields
 from extractor.queue.facts import search_concepts
 from extractor.queue.gold import export_gold
-from extractor.queue.reviewers import add_reviewer, reviewer_names
-from extractor.queue.settings import QueueSettings, resolve_queue_settings
-from extractor.queue.store import Item, ItemStatus, Queue, QueueError, QueueFileError, check_version, clock_time
+from extractor.queue.reviewers import add_reviewer
+from extractor.queue.store import Item, ItemStatus, QueueError, clock_time
 from extractor.render import findings_table
 
 queue_app = typer.Typer(
@@ -34,40 +27,6 @@ queue_app = typer.Typer(
     no_args_is_help=True,
     help="The correction queue: extractions that failed validation (or were sampled for QA), for people to fix.",
 )
-
-QueueUrlOption = Annotated[str | None, typer.Option("--queue", help="The queue: a SQLite file or sqlite:///path URL (default: url in extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite).")]
-RootOption = Annotated[Path | None, typer.Option(help="Documents are read only from below this folder (default: root in extractor.toml's queue table, env EXTRACTOR_REVIEW_ROOT, else the working folder).")]
-ConfigOption = Annotated[Path | None, typer.Option(help="TOML file whose queue table sets url, root, qa_rate and claim_minutes (default: ./extractor.toml if present).")]
-ReviewerOption = Annotated[str, typer.Option(help="Who is acting, for claims and the audit log (default: your login name).")]
-
-
-def queue_settings(url: str | None, config: Path | None, root: Path | None = None, **more: object) -> QueueSettings:
-    try:
-        return resolve_queue_settings({"url": url, "root": root, **more}, config)
-    except ConfigError as error:
-        err.print(f"[red]error[/red]: {escape(str(error))}")
-        raise typer.Exit(code=2) from error
-
-
-def open_queue(settings: QueueSettings, must_exist: bool = True) -> Queue:
-    """The configured queue; exit 2 with the reason when it is missing or unusable."""
-    if must_exist and not settings.path.exists():
-        err.print(f"[red]error[/red]: no queue at {escape(str(settings.path))} yet: 'extractor run' and 'extractor extract --queue' create it")
-        raise typer.Exit(code=2)
-    with unusable_queue_file():
-        return Queue(settings.path, lease_seconds=settings.claim_minutes * 60)
-
-
-@contextmanager
-def unusable_queue_file() -> Iterator[None]:
-    """Exit 2 naming the file when the queue is damaged or not a queue, whether opening it or a query
-    deep into a command found out: no other command would fare better with it."""
-    try:
-        yield
-    except QueueFileError as error:
-        err.print(f"[red]error[/red]: {escape(str(error))}")
-        raise typer.Exit(code=2) from error
-
 
 def _default_reviewer() -> str:
     try:
@@ -89,7 +48,7 @@ def list_command(
     limit: int = typer.Option(200, min=1, help="Show at most this many items."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per item (without the extraction), for scripts."),
     queue: QueueUrlOption = None,
-    config: ConfigOption = None,
+    config: QueueConfigOption = None,
 ) -> None:
     """Counts by status and by finding rule, then the items, oldest first.
 
@@ -131,7 +90,7 @@ def show_command(
     as_json: bool = typer.Option(False, "--json", help="The item with its extraction and audit log as JSON."),
     values: bool = typer.Option(False, "--values", help="Also every value with its path and span, for 'queue edit'."),
     queue: QueueUrlOption = None,
-    config: ConfigOption = None,
+    config: QueueConfigOption = None,
 ) -> None:
     """One item: where its document is, who holds it, its findings (finding ids, and the numbers
     nobody extracted with their START:END spans) and its audit log."""
@@ -183,7 +142,7 @@ def claim_command(
     release: bool = typer.Option(False, "--release", help="Give your claim on ID back instead."),
     reviewer: ReviewerOption = _default_reviewer(),
     queue: QueueUrlOption = None,
-    config: ConfigOption = None,
+    config: QueueConfigOption = None,
 ) -> None:
     """Hold an item for yourself for claim_minutes (30 by default); an expired claim can be taken over.
 
@@ -222,7 +181,7 @@ def resolve_command(
     reviewer: ReviewerOption = _default_reviewer(),
     root: RootOption = None,
     queue: QueueUrlOption = None,
-    config: ConfigOption = None,
+    config: QueueConfigOption = None,
 ) -> None:
     """Correct (optionally) and accept or reject an item; every change goes to its audit log.
 
@@ -245,9 +204,7 @@ def resolve_command(
         expected = item.version if version is None else version
         if set_fields:
             fields = _pairs(set_fields, "--set", "FIELD=VALUE")
-            check_version(item, expected)  # the edits apply to this copy: it must be the version named
-            done = correct(item.extraction, fields, item_document(item, settings.root))
-            item = store.save(item_id, reviewer, expected, done.extraction, done.changes)
+            item, done = save_correction(store, item_id, reviewer, expected, fields, settings.root)
             expected = item.version
             left = done.extraction.validation.errors if done.extraction.validation else []
             err.print(f"saved version {item.version}: {len(done.changes)} fields changed; {len(left)} errors left")
@@ -272,7 +229,7 @@ def edit_command(
     reviewer: ReviewerOption = _default_reviewer(),
     root: RootOption = None,
     queue: QueueUrlOption = None,
-    config: ConfigOption = None,
+    config: QueueConfigOption = None,
 ) -> None:
     """Correct an item as the review page does: add missed facts, delete wrong values, re-point spans,
     set fields. Re-validates against the document, prints what was resolved and what is new, and
@@ -302,9 +259,7 @@ def edit_command(
     try:
         item = store.get(item_id)
         expected = item.version if version is None else version
-        check_version(item, expected)  # the edits apply to this copy: it must be the version named
-        done = correct(item.extraction, fields, item_document(item, settings.root))
-        item = store.save(item_id, reviewer, expected, done.extraction, done.changes, done.account)
+        item, done = save_correction(store, item_id, reviewer, expected, fields, settings.root)
     except (QueueError, ValueError) as error:
         raise _refused(error) from error  # type: ignore[arg-type]
     for change in done.changes:
@@ -338,7 +293,7 @@ def export_gold_command(
     reviewer: ReviewerOption = _default_reviewer(),
     root: RootOption = None,
     queue: QueueUrlOption = None,
-    config: ConfigOption = None,
+    config: QueueConfigOption = None,
 ) -> None:
     """Accepted items become gold: the document, its facts, accepted findings and provenance, in an eval suite.
 
@@ -371,7 +326,7 @@ def add_reviewer_command(
     password: bool = typer.Option(False, "--password", help="Prompt for a password (12+ characters) instead of generating a token."),
     replace: bool = typer.Option(False, "--replace", help="Give an existing reviewer a new secret (signs them out)."),
     queue: QueueUrlOption = None,
-    config: ConfigOption = None,
+    config: QueueConfigOption = None,
 ) -> None:
     """Create a reviewer for the web UI; prints their token once (only its hash is stored)."""
     store = open_queue(queue_settings(queue, config), must_exist=False)
@@ -386,69 +341,6 @@ def add_reviewer_command(
     else:
         err.print(f"reviewer {escape(name)}: sign in with this token (shown once):")
         sys.stdout.write(made + "\n")
-
-
-@unusable_queue_file()
-def review_command(
-    host: str = typer.Option("127.0.0.1", help="Address to listen on. Anything but loopback exposes the queue to the network over plain HTTP: put it behind TLS."),
-    port: int = typer.Option(8000, min=1, max=65535),
-    allowed_host: list[str] = typer.Option([], "--allowed-host", metavar="NAME", help="A host name reviewers' browsers use to reach the server, e.g. review.example.org (repeatable; default: hosts in extractor.toml's queue table). Requests naming any other Host get 400, which also defeats DNS rebinding. localhost and 127.0.0.1 are always answered, and so is --host when it is one address; needed with --host 0.0.0.0 or ::."),
-    max_save_mb: float | None = typer.Option(None, min=0.001, max=1024, help="Refuse (413) an edit form larger than this many MiB before reading it (default: max_save_mb in extractor.toml's queue table, else 4). A note of 200 values sends about 65 KB; other forms are capped at 64 KiB."),
-    save_seconds: float | None = typer.Option(None, min=0.1, max=3600, help="Refuse (503, nothing saved) a save whose re-validation takes longer than this (default: save_seconds in extractor.toml's queue table, else 20). A long note takes tens of milliseconds; an overrunning check keeps one of two validation threads until it ends, so the server keeps answering."),
-    root: RootOption = None,
-    queue: QueueUrlOption = None,
-    config: ConfigOption = None,
-) -> None:
-    """Open the review web app: the queue overview, and each item's source with its values to correct.
-
-    Reviewers sign in with the token 'extractor queue add-reviewer NAME' prints. Each item shows
-    the filing text with every extracted value highlighted, the validator's findings beside the
-    values they involve, and forms to correct values, units, periods and award types; saving
-    re-validates at once. Press ? on an item page for the keyboard shortcuts.
-
-    Examples:
-      extractor queue add-reviewer alice
-      extractor review                       # then open http://127.0.0.1:8000
-      extractor review --root /data/filings --queue sqlite:////data/review/queue.sqlite
-      extractor review --host 0.0.0.0 --allowed-host review.example.org   # behind a TLS proxy
-    """
-    import uvicorn  # the server only: the other commands never need it
-
-    from extractor.review.app import create_app
-
-    settings = queue_settings(queue, config, root, hosts=allowed_host or None, max_save_mb=max_save_mb, save_seconds=save_seconds)
-    hosts = _served_hosts(host, settings.hosts)
-    store = open_queue(settings, must_exist=False)
-    if not _loopback(host):
-        err.print(f"[yellow]warning[/yellow]: listening on {escape(host)}: anyone who can reach it sees the sign-in page; "
-                  "tokens travel unencrypted unless a TLS proxy is in front")  # fmt: skip
-    if not reviewer_names(store):
-        err.print("[yellow]note[/yellow]: no reviewers yet: 'extractor queue add-reviewer NAME' creates one and prints their token")
-    err.print(f"review queue {escape(str(store.path))}, documents from {escape(str(settings.root.resolve()))}")
-    err.print(f"open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20), settings.save_seconds), host=host, port=port, log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning"))
-
-
-def _served_hosts(host: str, named: list[str]) -> list[str]:
-    """The Host names to answer besides loopback: the configured ones, and the listening address
-    when it is one address; exit 2 when listening on every address without names to answer."""
-    if host not in ("0.0.0.0", "::", ""):
-        return [*named, f"[{host}]" if ":" in host else host]
-    if not named:
-        err.print(f"[red]error[/red]: listening on {escape(host)} answers any host name, which lets other sites' pages reach the "
-                  "server (DNS rebinding): name the ones reviewers use with --allowed-host review.example.org (repeatable), "
-                  "or hosts in extractor.toml's queue table")  # fmt: skip
-        raise typer.Exit(code=2)
-    return named
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _print_unexplained(console: Console, item: Item) -> None:

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from extractor.evals.harness.runner import code_version
+from extractor.code_version import code_version
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, ManifestError, Status
 from extractor.bulk.outputs import FAILURES, FACTS_CSV, FACTS_PARQUET, MANIFEST, RECORDS, SUMMARY, OutputWriter, write_failures, write_parquet
@@ -25,10 +25,10 @@ from extractor.bulk.runner import BulkRun, Tally, default_workers
 from extractor.bulk.work import DOC_TIMEOUT, BatchResults, Step
 from extractor.bulk.sources import Source, count, discover, source_of
 from extractor.bulk.summary import summarize, summary_table, write_summary
-from extractor.cli_options import (
+from extractor.cli.options import (
     ApiKeyOption, BackendOption, BaseUrlOption, CacheDirOption, CacheOption, ConfigOption, MaxCharsOption,
     ModelOption, ModeOption, PromptOption, RpmOption, TemperatureOption, TimeoutOption, TpmOption,
-    chosen_backend, err, llm_flags,
+    chosen_backend, llm_flags,
 )  # fmt: skip
 from extractor.llm.client import EndpointError
 from extractor.llm.batch import BatchError, index_results
@@ -37,7 +37,7 @@ from extractor.llm.limits import RateLimiter
 from extractor.llm.prompts import PromptError
 from extractor.loaders.decode import MAX_BYTES
 from extractor.queue.feed import RunFeed
-from extractor.queue_cli import open_queue, queue_settings
+from extractor.cli.common import err, open_queue, queue_settings
 
 INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 BATCH = "Batch API (half the price, answers within a day)"

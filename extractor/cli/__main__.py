@@ -1,0 +1,5 @@
+"""`python -m extractor.cli`: the same as the `extractor` command."""
+
+from extractor.cli import main
+
+main()
