@@ -63,12 +63,14 @@ review: $(BIN)/extractor
 	@$(BIN)/extractor queue add-reviewer demo --replace
 	$(BIN)/extractor review
 
-## bench: the validator's mutation benchmark (detection rates per mutation and rule family), then its scaling; note finding in a 4 MB filing
+## bench: the validator's mutation benchmark (detection rates per mutation and rule family), then its scaling; note finding in a 4 MB filing;
+##        the import time of the Python front door against pydantic's
 ##       (seconds to validate tables of 2,000 and 8,000 rows, and as a multiple of loading and extracting them)
 bench: $(BIN)/extractor
 	$(BIN)/python evals/benchmarks/validator_mutations.py
 	$(BIN)/python evals/benchmarks/validator_scaling.py
 	$(BIN)/python evals/benchmarks/note_finding.py
+	$(BIN)/python evals/benchmarks/import_time.py
 
 ## bench-bulk: bulk-run throughput and memory (rules over 1k and 5k documents; LLM path at concurrency 1-64)
 bench-bulk: $(BIN)/extractor

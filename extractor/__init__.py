@@ -1,3 +1,62 @@
-"""Source-grounded extraction and QA of SEC filing sections."""
+"""Source-grounded extraction and QA of SEC filing sections (stock-based compensation notes).
+
+    import extractor
+    result = extractor.extract("note.htm")                     # rules backend: no LLM, no key
+    result.validation.passed, result.facts()[0].concept
+
+    for tried in extractor.extract_many(["filings/"]):         # one after another; bad files say why
+        print(tried.path, tried.reason or len(tried.extraction.facts()))
+
+    extractor.run(["filings/"], "out/run")                     # bulk: worker processes, resumable
+    extractor.evaluate("evals/suites/heterogeneous").metrics().overall.f1
+
+The names below are imported on first use, so `import extractor` stays about as cheap as pydantic.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+# name -> module that defines it: the public API, imported when first used
+_EXPORTS = {
+    "extract": "extractor.api",
+    "extract_many": "extractor.api",
+    "run": "extractor.api",
+    "validate": "extractor.api",
+    "evaluate": "extractor.api",
+    "LLMConfig": "extractor.llm.config",
+    "Document": "extractor.document",
+    "Extraction": "extractor.extraction",
+    "Validation": "extractor.findings",
+    "Finding": "extractor.findings",
+    "Attempt": "extractor.attempt",
+    "ExtractorError": "extractor.errors",
+    "LoadError": "extractor.document",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:
+    from extractor.api import evaluate, extract, extract_many, run, validate
+    from extractor.attempt import Attempt
+    from extractor.document import Document, LoadError
+    from extractor.errors import ExtractorError
+    from extractor.extraction import Extraction
+    from extractor.findings import Finding, Validation
+    from extractor.llm.config import LLMConfig
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'extractor' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # once imported, a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

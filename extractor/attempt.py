@@ -8,7 +8,8 @@ worker processes and the event loop: extractor.bulk.work.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import os
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,13 +45,30 @@ def attempt(path: Path, extract: Callable[[Document], Extraction], validated: bo
     except LoadError as error:
         return Attempt(path, reason=error.reason)
     try:
-        extraction = extract(document)
-        if validated:
-            extraction.validation = validate(extraction, document, accepted)
-        return Attempt(path, document, extraction)
+        return Attempt(path, document, extract_document(document, extract, validated, accepted))
     except EndpointError:
         raise
     except LLMError as error:
         return Attempt(path, document, reason=str(error), usage=error.usage)
     except Exception as error:  # noqa: BLE001 - one document's bug must not lose the batch
         return Attempt(path, document, reason=INTERNAL_ERROR.format(error=repr(error)))
+
+
+def extract_document(document: Document, extract: Callable[[Document], Extraction], validated: bool = True,
+                     accepted: Collection[str] = ()) -> Extraction:  # fmt: skip
+    """Extract a loaded document and, when `validated`, attach the validator's findings on it (those
+    in `accepted` set aside): every caller gets extraction and validation the same way."""
+    extraction = extract(document)
+    if validated:
+        extraction.validation = validate(extraction, document, accepted)
+    return extraction
+
+
+def iter_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
+    """Files as given; directories walked recursively in name order (hidden files skipped)."""
+    for given in paths:
+        path = Path(os.fspath(given))
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        else:
+            yield path

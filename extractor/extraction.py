@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from extractor.document import Document, NoteSpan
 from extractor.llm.usage import Usage
 from extractor.findings import Validation
+from extractor.schemas.facts import Fact
 from extractor.schemas.stock_compensation import StockCompensationNote
 
 
@@ -64,3 +65,10 @@ class Extraction(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     validation: Validation | None = Field(default=None, description="The validator's findings and verdict, once run.")
     usage: Usage | None = Field(default=None, description="LLM calls, tokens, cost and time (LLM backends only).")
+
+    def facts(self) -> list[Fact]:
+        """The note as flat facts (concept, value, unit, period, dims, source span): the shared facts
+        format that `extract --format facts` writes and scoring reads."""
+        from extractor.schemas.concepts import to_facts
+
+        return to_facts(self.note)

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from extractor.attempt import iter_files as iter_inputs  # noqa: F401 - the commands' name for it
 from extractor.findings import Validation, read_accepted
 from extractor.llm.config import ConfigError
 from extractor.queue.settings import QueueSettings, resolve_queue_settings
@@ -29,16 +30,6 @@ QueueUrlOption = Annotated[str | None, typer.Option("--queue", help="The queue: 
 RootOption = Annotated[Path | None, typer.Option(help="Documents are read only from below this folder (default: root in extractor.toml's queue table, env EXTRACTOR_REVIEW_ROOT, else the working folder).")]
 QueueConfigOption = Annotated[Path | None, typer.Option(help="TOML file whose queue table sets url, root, qa_rate and claim_minutes (default: ./extractor.toml if present).")]
 ReviewerOption = Annotated[str, typer.Option(help="Who is acting, for claims and the audit log (default: your login name).")]
-
-
-def iter_inputs(paths: list[Path]) -> Iterator[Path]:
-    """Files as given; directories walked recursively in name order (hidden files skipped)."""
-    for path in paths:
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-        else:
-            yield path
-
 
 
 def accepted_findings(path: Path | None) -> dict[str, str]:

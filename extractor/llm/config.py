@@ -45,7 +45,7 @@ class LLMConfig(BaseModel):
     feedback_reasks: int = Field(default=1, ge=0, description="Re-asks with the validator's error findings.")
     max_chars: int = Field(default=60_000, ge=2_000, description="Longest note text sent in one prompt; longer is split.")
     overlap_chars: int = Field(default=1_500, ge=0)
-    cache: CacheMode = CacheMode.read_write
+    cache: CacheMode = Field(default=CacheMode.off, description="Recorded completions. Off unless asked: a library call writes nothing where it runs. The command line's default is read-write (resolve_config).")
     cache_dir: Path = Path(".extractor-cache/completions")
     prompt: str = Field(default="stock_compensation@v1", description="Prompt id@vN or .toml file. v1 asks for the whole note (large models); v2 one table or paragraph at a time, with worked examples (small local models).")
     rpm: float | None = Field(default=None, gt=0, description="Requests per minute this client may send (None: no limit).")
@@ -77,11 +77,17 @@ class ConfigError(Exception):
     """A config file or setting that cannot be used; the message says which and why."""
 
 
+# The command line records completions unless told otherwise (replayable runs); the library does not.
+COMMAND_LINE_DEFAULTS: Mapping[str, Any] = {"cache": CacheMode.read_write}
+
+
 def resolve_config(
     flags: Mapping[str, Any], environ: Mapping[str, str] | None = None, config_file: Path | None = None
 ) -> LLMConfig:
-    """Merge settings: flags (None = not given) over environment over the [llm] table of a TOML file."""
-    return merge_settings(LLMConfig, "llm", flags, ENVIRONMENT, environ, config_file)
+    """The command line's settings: flags (None = not given) over environment over the [llm] table of
+    extractor.toml (the file named, else ./extractor.toml when present) over COMMAND_LINE_DEFAULTS.
+    Library callers build an LLMConfig themselves: nothing is read from files or the environment then."""
+    return merge_settings(LLMConfig, "llm", flags, ENVIRONMENT, environ, config_file, COMMAND_LINE_DEFAULTS)
 
 
 Settings = TypeVar("Settings", bound=BaseModel)
@@ -94,11 +100,12 @@ def merge_settings(
     environment: Mapping[str, str],
     environ: Mapping[str, str] | None = None,
     config_file: Path | None = None,
+    defaults: Mapping[str, Any] | None = None,
 ) -> Settings:
     """One table of extractor.toml, under the variables `environment` names, under the flags
     (None = not given); ConfigError names the setting and the file."""
     environ = os.environ if environ is None else environ
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = dict(defaults or {})
     path = config_file or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
     if path is not None:
         values.update(read_toml(path, ConfigError).get(table, {}))

@@ -1,0 +1,126 @@
+"""The Python front door: extract, extract_many, run, validate and evaluate, with explicit settings.
+
+    import extractor
+    result = extractor.extract("tests/fixtures/000_a279831d03f6579a.txt")
+    result.validation.passed, len(result.facts())
+
+Nothing here reads extractor.toml or the environment, or writes a cache, unless asked: LLM settings
+are an `LLMConfig` the caller builds (its cache is off by default). The command line is a layer over
+these same functions' building blocks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from extractor.attempt import Attempt, attempt, extract_document, iter_files
+from extractor.backends.choice import BackendName, extractor_for
+from extractor.document import Document, LoadError
+from extractor.extraction import Extraction
+from extractor.findings import Validation
+from extractor.llm.config import LLMConfig
+from extractor.loaders import load, load_text
+
+if TYPE_CHECKING:
+    from extractor.bulk.run import RunOutcome
+    from extractor.evals.harness.runner import EvalRun
+    from extractor.queue.store import Queue
+
+Source = str | os.PathLike[str] | Document
+_LOOKS_LIKE_A_FILE = (".txt", ".htm", ".html", ".xml", ".md")
+
+
+def extract(source: Source, backend: str = "rules", *, llm: LLMConfig | None = None, validate: bool = True,
+            accepted: Collection[str] = ()) -> Extraction:  # fmt: skip
+    """Extract one filing section: a path, a Document, or the section's text (HTML, R-page text, an EDGAR
+    .txt submission or plain text; a string naming an existing file is read as that file). `backend`:
+    rules (no LLM), llm or hybrid (both need `llm`). With `validate`, the validator's findings are on
+    `.validation`, those whose ids are in `accepted` set aside. Raises LoadError for unreadable input."""
+    document = _document(source)
+    return extract_document(document, _backend(backend, llm), validate, accepted)
+
+
+def extract_many(sources: Iterable[str | os.PathLike[str]], backend: str = "rules", *, llm: LLMConfig | None = None,
+                 validate: bool = True, accepted: Collection[str] = ()) -> Iterator[Attempt]:  # fmt: skip
+    """Extract files and folders (walked recursively, name order, hidden files skipped) one after another,
+    in this process. Yields an Attempt per file: `.extraction`, or `.reason` when it could not be read or
+    extracted; a bad file never stops the others (only an endpoint that cannot serve, EndpointError).
+    For thousands of files, resumable output and worker processes, use `run`."""
+    run_one = _backend(backend, llm)
+    for path in iter_files(sources):
+        yield attempt(path, run_one, validate, accepted)
+
+
+def run(inputs: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], backend: str = "rules", *,
+        llm: LLMConfig | None = None, workers: int | None = None, queue: Queue | None = None, qa_rate: float = 0.0,
+        **options: Any) -> RunOutcome:  # fmt: skip
+    """A bulk run into the folder `out`, as `extractor run` does: worker processes, resumable, every
+    document once; records.jsonl, facts.csv, facts.parquet, failures.jsonl, summary.json. Documents that
+    fail validation enter `queue` when given. More options: extractor.bulk.run.run."""
+    from extractor.bulk.run import run as bulk_run
+
+    return bulk_run([os.fspath(i) for i in inputs], Path(out), _backend_name(backend), _llm(backend, llm),
+                    workers=workers, queue=queue, qa_rate=qa_rate, **options)  # fmt: skip
+
+
+def validate(extraction: Extraction, document: Source | None = None, *, accepted: Collection[str] = ()) -> Validation:
+    """Check an extraction (roll-forwards, totals, agreement, ranges, grounding); with its document (a
+    path, text or Document) also its spans, scales and what it left out."""
+    from extractor.validator import validate as check
+
+    return check(extraction, _document(document) if document is not None else None, accepted)
+
+
+def evaluate(suite: str | os.PathLike[str], backend: str = "rules", *, llm: LLMConfig | None = None,
+             store: str | os.PathLike[str] | None = None, label: str | None = None) -> EvalRun:  # fmt: skip
+    """Score a backend on an eval suite (a folder with suite.toml) against its gold; `.metrics()` holds
+    precision, recall and F1 by concept group, format and document. Stored in `store` when given."""
+    from extractor.evals.harness.runner import run_suite
+    from extractor.evals.harness.store import RunStore
+    from extractor.suites import load_suite
+
+    settings = _llm(backend, llm)
+    chosen = _backend_name(backend)
+    llm_used = chosen is not BackendName.rules
+    result = run_suite(load_suite(Path(suite)), extractor_for(chosen, settings), chosen.value,
+                       model=settings.model if llm_used else None, prompt_id=settings.prompt if llm_used else None, label=label)  # fmt: skip
+    if store is not None:
+        RunStore(Path(store)).save(result)
+    return result
+
+
+def _backend_name(backend: str) -> BackendName:
+    try:
+        chosen = BackendName(backend)
+    except ValueError:
+        raise ValueError(f"backend must be one of rules, llm, hybrid, not {backend!r}") from None
+    if chosen is BackendName.auto:
+        raise ValueError("backend 'auto' is for the command line; choose rules, llm or hybrid")
+    return chosen
+
+
+def _llm(backend: str, llm: LLMConfig | None) -> LLMConfig:
+    if llm is None and _backend_name(backend) is not BackendName.rules:
+        raise ValueError(f"backend {backend!r} needs llm=LLMConfig(base_url=..., model=...)")
+    return llm or LLMConfig()
+
+
+def _backend(backend: str, llm: LLMConfig | None) -> Any:
+    return extractor_for(_backend_name(backend), _llm(backend, llm))
+
+
+def _document(source: Source) -> Document:
+    """A Document from a path, a Document, or text; a short string that looks like a missing file is an error, not text."""
+    if isinstance(source, Document):
+        return source
+    if not isinstance(source, str):
+        return load(Path(os.fspath(source)))
+    if "\n" not in source and len(source) < 4096 and os.path.isfile(source):
+        return load(source)
+    if "\n" not in source and (source.lower().endswith(_LOOKS_LIKE_A_FILE) or os.sep in source) and " " not in source.strip():
+        raise LoadError(source, "no such file (to extract text, pass the text itself)")
+    return load_text(source)
+
