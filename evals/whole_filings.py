@@ -7,7 +7,7 @@ filing and the note alone, and both are scored with the real suite's loose rules
 predicts must stay backed by the filer's tags (no facts from other notes). The corpus's `negatives/`
 (whole filings with no stock-compensation note) must be refused with no facts.
 
-    .venv/bin/python -m evals.whole_filings [--corpus ../shared/corpus/real]
+    .venv/bin/python -m extractor.evals.whole_filings [--corpus ../shared/corpus/real]
 
 Prints a Markdown table (the README's "Whole filings" section) and exits 1 when a filing misses either bar.
 """

@@ -5,7 +5,7 @@ numeric tag inside the note's text block (``ix:nonFraction`` and duration
 ``ix:nonNumeric``), records the printed context: row label, column header and
 table caption for tags in tables; the surrounding words for tags in prose.
 
-    python -m evals.lexicon.mine [--corpus ../shared/corpus/real] [--out evals/lexicon/mined.tsv]
+    python -m extractor.evals.lexicon.mine [--corpus ../shared/corpus/real] [--out evals/lexicon/mined.tsv]
 
 ``--out X.tsv`` writes ``X_cells.tsv`` and ``X_prose.tsv``. See README.md.
 """

@@ -1,6 +1,6 @@
 """Rules vs llm vs hybrid, two prompt versions, on the seeds and the heterogeneous suite, with a real local model.
 
-    python -m evals.local_model.run            (make eval-local; needs the 'local' extra)
+    python -m extractor.evals.local_model.run            (make eval-local; needs the 'local' extra)
 
 Starts llama.cpp's server on the packaged Gemma 3 270M (or --model FILE) on a free port of
 127.0.0.1, runs every (suite, backend, prompt) through the eval harness, stores each run in
@@ -83,7 +83,7 @@ def _write(path: Path, model: str, rows: list[str], comparisons: list, store: Pa
     lines = [
         f"# Local model eval: {model}",
         "",
-        "Written by `make eval-local` (`python -m evals.local_model.run`); every row is a run stored in",
+        "Written by `make eval-local` (`python -m extractor.evals.local_model.run`); every row is a run stored in",
         f"`{store.relative_to(Path.cwd()) if store.is_absolute() and store.is_relative_to(Path.cwd()) else store}`"
         " (`extractor eval-runs --store ...` lists them). Settings: `evals/local_model/settings.toml`.",
         "",
