@@ -11,7 +11,7 @@ import tomllib
 from itertools import pairwise
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar, get_args
+from typing import Literal, TypeAlias, TypeVar, get_args
 
 from extractor import schemas
 from extractor.schemas.stock_compensation import RowKind
@@ -22,7 +22,7 @@ LEXICON_DIR = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compe
 AWARD_TYPES: tuple[AwardType, ...] = get_args(AwardType)
 UNITS: tuple[Unit, ...] = get_args(Unit)
 # A roll-forward row as the lexicon names it: 'balance' rows become beginning or ending by their place.
-LexiconRowKind = Literal["balance"] | RowKind
+LexiconRowKind: TypeAlias = Literal["balance"] | RowKind
 LEXICON_ROW_KINDS: tuple[LexiconRowKind, ...] = ("balance", *get_args(RowKind))
 
 Name = TypeVar("Name", bound=str)

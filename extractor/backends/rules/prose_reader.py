@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, AWARD_TYPES, LEXICON_DIR, UNITS, find_award, known
 from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases, named_day
@@ -37,7 +37,7 @@ from extractor.schemas.values import Amount, AwardType, Period, SourceSpan, Unit
 
 LEXICON = LEXICON_DIR / "prose.toml"
 # A cue's award: the clause's (or the paragraph's), none, the ESPP only when the sentence names it, or a fixed one.
-CueAward = Literal["clause", "none", "espp_only"] | AwardType
+CueAward: TypeAlias = Literal["clause", "none", "espp_only"] | AwardType
 CUE_AWARDS: tuple[CueAward, ...] = ("clause", "none", "espp_only", *AWARD_TYPES)
 # Aggregate dollars printed without a scale word below this are in a scale the sentence does not state
 # ("$9 of total unrecognized compensation cost" in a note whose dollars are in millions): not read.
@@ -66,7 +66,7 @@ class Cue:
 def load_cues(path: Path = LEXICON) -> tuple[Cue, ...]:
     """The cue entries of the lexicon file, checked: a wrong unit, period or target fails loudly."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    cues = []
+    cues: list[Cue] = []
     for entry in data.get("cue", []):
         name = entry.get("name", entry.get("target", "?"))
         period = entry.get("period", "instant")
