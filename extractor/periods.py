@@ -5,6 +5,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -99,7 +100,9 @@ class FiscalFrame:
     said: bool  # the year end was stated, not assumed
 
 
-def fiscal_frame(text: str, stated: date | None, header_ends: list[date] = (), header_month_days: list[tuple[int, int]] = ()) -> FiscalFrame:
+def fiscal_frame(
+    text: str, stated: date | None, header_ends: Sequence[date] = (), header_month_days: Sequence[tuple[int, int]] = ()
+) -> FiscalFrame:
     """The fiscal calendar and latest period end from what the filing says of itself."""
     month_days: Counter[tuple[int, int]] = Counter(header_month_days)
     for match in _YEAR_ENDED.finditer(text):

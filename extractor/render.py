@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
@@ -26,7 +28,7 @@ def period_text(p: Period) -> str:
     return str(p.instant) if p.instant else f"{p.start or '…'} → {p.end}"
 
 
-def dims_text(dims: dict[str, str] | tuple[tuple[str, str], ...]) -> str:
+def dims_text(dims: dict[str, str] | Iterable[tuple[str, str]]) -> str:
     return ", ".join(f"{k}={v}" for k, v in (dims.items() if isinstance(dims, dict) else dims))
 
 

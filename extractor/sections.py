@@ -239,7 +239,7 @@ def split(document: Document, section: Section, max_chars: int, overlap_chars: i
         after = bounds[j] if j < len(bounds) else hi  # the next line start out of reach
         if table and not found:
             cut = min(table[1], hi)  # a table longer than max_chars: a chunk of its own
-        elif not table and (not found or after - found > max_chars):
+        elif not found or (not table and after - found > max_chars):
             cut = limit  # a line longer than max_chars must be cut somewhere
         else:
             cut = found
@@ -268,7 +268,9 @@ def _last(sorted_positions: list[int], after: int, upto: int) -> int | None:
 
 def _table_spans(document: Document) -> list[tuple[int, int]]:
     """Table spans widened to whole lines and merged where they overlap."""
-    text, spans, merged = document.text, [], []
+    text = document.text
+    spans: list[tuple[int, int]] = []
+    merged: list[tuple[int, int]] = []
     for table in layout(document)[0]:
         start = text.rfind("\n", 0, table.start) + 1
         end = table.end if table.end == 0 or text[table.end - 1] == "\n" else text.find("\n", table.end) + 1 or len(text)

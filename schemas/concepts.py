@@ -10,6 +10,7 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator
 from datetime import date
 from decimal import MAX_PREC, Context, Decimal
+from typing import Generic, TypeVar
 
 from extractor.schemas.facts import Fact, printed_exponent, values_agree
 from extractor.schemas.stock_compensation import (
@@ -206,10 +207,10 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
         for j, row in enumerate(table.rows):
             for measure in ROW_MEASURES:
                 amount = getattr(row, measure)
-                concept = rollforward_concept(table.award, table.basis, row.kind, measure)
-                if amount is not None and concept:
+                row_concept = rollforward_concept(table.award, table.basis, row.kind, measure)
+                if amount is not None and row_concept:
                     yield f"award_activity[{i}].rows[{j}].{measure}", _fact(
-                        concept, amount, award=table.award, plan=table.plan
+                        row_concept, amount, award=table.award, plan=table.plan
                     )
     for i, info in enumerate(note.award_years):
         for name, (option_concept, other_concept) in YEAR_INFO.items():
@@ -249,10 +250,10 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
     if note.preferred_stock:
         for name, concept, amount in _fields(note.preferred_stock, PREFERRED):
             yield f"preferred_stock.{name}", _fact(concept, amount)
-    for i, item in enumerate(note.line_items):
+    for i, line in enumerate(note.line_items):
         yield f"line_items[{i}].amount", _fact(
-            item.concept, item.amount, award=item.award, line_item=item.line_item, bound=item.bound,
-            price_range=item.price_range, plan=item.plan,
+            line.concept, line.amount, award=line.award, line_item=line.line_item, bound=line.bound,
+            price_range=line.price_range, plan=line.plan,
         )
 
 
@@ -266,14 +267,17 @@ def to_facts(note: StockCompensationNote) -> list[Fact]:
     return [fact for _, fact in merge_printings(iter_located_facts(note))]
 
 
-def merge_printings(printings: Iterable[tuple[str, Fact]]) -> list[tuple[str, Fact]]:
+SchemaPath = TypeVar("SchemaPath", bound=str | None)  # a printing's schema path; None where facts came without one
+
+
+def merge_printings(printings: Iterable[tuple[SchemaPath, Fact]]) -> list[tuple[SchemaPath, Fact]]:
     """One fact per (concept, period end, dims) and length of a short period, in document order, each with its path.
 
     A number printed twice for the same fact (a count in thousands in one table and in units
     in another) becomes one fact: the most precise printing, else the first in the document.
     Disagreeing duplicates are all kept, for the validator to report.
     """
-    chosen: dict[tuple, Printings] = {}
+    chosen: dict[tuple, Printings[SchemaPath]] = {}
     for path, fact in printings:
         group = chosen.setdefault((*fact.key(), fact.period.short_months), Printings())
         index = group.first_agreeing(fact)
@@ -290,14 +294,14 @@ def merge_printings(printings: Iterable[tuple[str, Fact]]) -> list[tuple[str, Fa
 _EXACT = Context(prec=MAX_PREC)  # for window bounds: no rounding
 
 
-class Printings:
+class Printings(Generic[SchemaPath]):
     """Printings of one fact in the order they came, to find the first a new printing agrees with among its
     neighbours in value instead of all of them: two printings agree only when their values lie within half
     a unit of the coarser one's last digit. A long table whose rows all print one fact stays linear to check.
     """
 
     def __init__(self) -> None:
-        self.pairs: list[tuple[str | None, Fact]] = []
+        self.pairs: list[tuple[SchemaPath, Fact]] = []
         self._by_value: list[tuple[Decimal, int]] | None = None  # (value, index in pairs), sorted; built when asked
         self._coarsest = 0  # the largest printed exponent among them, once built
 
@@ -316,11 +320,11 @@ class Printings:
         near = sorted(index for _, index in self._by_value[low:high])
         return next((i for i in near if values_agree(self.pairs[i][1], fact)), None)
 
-    def add(self, pair: tuple[str | None, Fact]) -> None:
+    def add(self, pair: tuple[SchemaPath, Fact]) -> None:
         self.pairs.append(pair)
         self._index(len(self.pairs) - 1)
 
-    def replace(self, index: int, pair: tuple[str | None, Fact]) -> None:
+    def replace(self, index: int, pair: tuple[SchemaPath, Fact]) -> None:
         """Put a printing in another's place (a more precise twin), keeping its place in document order."""
         if self._by_value is not None:
             position = bisect_left(self._by_value, self.pairs[index][1].value, key=_value)
@@ -354,6 +358,8 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
 
     Roll-forward rows come back one per fact (balances as beginning/ending by date); facts whose
     concept maps nowhere in the schema (foreign ext: names) are returned unplaced by the caller.
+    Dims are plain strings: the parts that take them are parsed (model_validate), which checks an award,
+    bound, basis or row kind against the schema's names.
     """
     note = StockCompensationNote()
     rollforwards: dict[tuple[str, str, str | None], AwardRollForward] = {}
@@ -381,22 +387,22 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
         year_field = next((n for n, pair in YEAR_INFO.items() if fact.concept in pair), None)
         plan = fact.dims.get("plan")
         if plan and not (row_key and award):  # a number of one plan's column that is no roll-forward row
-            note.line_items.append(LineItem(
-                concept=fact.concept, award=award, bound=fact.dims.get("bound"), plan=plan, amount=amount,
-            ))
+            note.line_items.append(LineItem.model_validate({
+                "concept": fact.concept, "award": award, "bound": fact.dims.get("bound"), "plan": plan, "amount": amount,
+            }))
         elif fact.concept == EXPENSE:
-            note.expense.append(ExpenseItem(line_item=fact.dims.get("line_item"), award=award, amount=amount))
+            note.expense.append(ExpenseItem.model_validate({"line_item": fact.dims.get("line_item"), "award": award, "amount": amount}))
         elif fact.concept in (UNRECOGNIZED, UNRECOGNIZED_PERIOD):
             year = date.fromisoformat(fact.dims["year"]) if "year" in fact.dims else None
             field = "amount" if fact.concept == UNRECOGNIZED else "recognition_period"
-            note.unrecognized_cost.append(UnrecognizedCost(award=award, year=year, **{field: amount}))
+            note.unrecognized_cost.append(UnrecognizedCost.model_validate({"award": award, "year": year, field: amount}))
         elif fact.concept == CASH_SETTLEMENT:
             year = date.fromisoformat(fact.dims["year"]) if "year" in fact.dims else None
             field = "minimum" if fact.dims.get("bound") == "min" else "maximum"
-            note.cash_settlement_ranges.append(CashSettlementRange(award=award or "rsu", year=year, **{field: amount}))
+            note.cash_settlement_ranges.append(CashSettlementRange.model_validate({"award": award or "rsu", "year": year, field: amount}))
         elif fact.concept in PLAN.values():
             name = next(n for n, c in PLAN.items() if c == fact.concept)
-            note.plans.append(PlanTerms(award=award, **{name: amount}))
+            note.plans.append(PlanTerms.model_validate({"award": award, name: amount}))
         elif fact.concept in PREFERRED.values():
             name = next(n for n, c in PREFERRED.items() if c == fact.concept)
             note.preferred_stock = (note.preferred_stock or PreferredStock()).model_copy(update={name: amount})
@@ -412,24 +418,24 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
             setattr(note.share_repurchases, name, amount)
         elif any(fact.concept == c for c, _ in ASSUMPTIONS.values()):
             name = next(n for n, (c, b) in ASSUMPTIONS.items() if c == fact.concept and b == fact.dims.get("bound"))
-            target = assumptions.setdefault((award, end), ValuationAssumptions(award=award, fiscal_year_end=end))
-            setattr(target, name, amount)
+            assumed = assumptions.setdefault((award, end), ValuationAssumptions.model_validate({"award": award, "fiscal_year_end": end}))
+            setattr(assumed, name, amount)
         elif row_key and award and not (year_field and fact.period.instant is None and row_key[1] == "granted"):
             basis, kind, measure = row_key
             if fact.period.instant and kind in ("beginning", "ending"):
                 kind = "beginning" if end == min(balance_dates[(award, basis, plan)]) else "ending"
             table = rollforwards.setdefault(
-                (award, basis, plan), AwardRollForward(award=award, basis=basis, plan=plan)
+                (award, basis, plan), AwardRollForward.model_validate({"award": award, "basis": basis, "plan": plan})
             )
-            table.rows.append(RollForwardRow(kind=kind, **{measure: amount}))
+            table.rows.append(RollForwardRow.model_validate({"kind": kind, measure: amount}))
         elif year_field:
-            target = year_infos.setdefault((award, end), AwardYearInfo(award=award, fiscal_year_end=end))
-            setattr(target, year_field, amount)
+            info = year_infos.setdefault((award, end), AwardYearInfo.model_validate({"award": award, "fiscal_year_end": end}))
+            setattr(info, year_field, amount)
         else:  # a concept no typed field holds: kept as a line item, never dropped
-            note.line_items.append(LineItem(
-                concept=fact.concept, award=award, line_item=fact.dims.get("line_item"), bound=fact.dims.get("bound"),
-                price_range=fact.dims.get("price_range"), amount=amount,
-            ))
+            note.line_items.append(LineItem.model_validate({
+                "concept": fact.concept, "award": award, "line_item": fact.dims.get("line_item"), "bound": fact.dims.get("bound"),
+                "price_range": fact.dims.get("price_range"), "amount": amount,
+            }))
     note.award_activity = list(rollforwards.values())
     note.award_years = list(year_infos.values())
     note.valuation_assumptions = list(assumptions.values())

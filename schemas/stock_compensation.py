@@ -27,6 +27,7 @@ RowKind = Literal[
     "vested_and_expected_to_vest",
 ]
 Basis = Literal["outstanding", "nonvested"]
+Bound = Literal["min", "max"]  # one end of a printed range
 
 
 class RollForwardRow(BaseModel):
@@ -159,7 +160,7 @@ class LineItem(BaseModel):
     label: str = Field(default="", description="The row label or cue phrase as printed.")
     award: AwardType | None = None
     line_item: str | None = Field(default=None, description="Income-statement caption, lower-cased, when split by line.")
-    bound: Literal["min", "max"] | None = Field(default=None, description="One end of a printed range.")
+    bound: Bound | None = Field(default=None, description="One end of a printed range.")
     price_range: str | None = Field(
         default=None, description="The exercise-price range a row of options stands for ('3.75-92.23')."
     )

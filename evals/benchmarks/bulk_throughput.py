@@ -124,7 +124,7 @@ def llm_figures(work: Path, levels: list[int], documents_per_level: int, sample:
             ideal = level / DELAY
             per_document = cpu / count  # every process, start-up included
             print(f"{level:>11} {count:>9,} {summary['this_run']['seconds']:>8.1f} {rate:>8.1f} {ideal:>8.1f} {rate / ideal:>9.0%}"
-                  f" {per_document * 1000:>6.0f}ms {os.cpu_count() / per_document:>7.0f}/s")  # fmt: skip
+                  f" {per_document * 1000:>6.0f}ms {(os.cpu_count() or 1) / per_document:>7.0f}/s")  # fmt: skip
 
 
 def main() -> None:

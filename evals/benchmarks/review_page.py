@@ -31,7 +31,15 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = [ROOT / "tests/fixtures/000_a279831d03f6579a.txt", ROOT / "evals/suites/real/documents/meta-10k-2024.html",
            ROOT / "evals/suites/real/documents/wmt-10k-2025.html", ROOT / "evals/suites/real/documents/aaoi-10k-2013.html"]
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+VERSION = re.compile(r'name="version" value="(\d+)"')
 RUNS = 5
+
+
+def _first(pattern: re.Pattern[str], page: str) -> str:
+    """The first group of `pattern` in a page the benchmark reads a form field from."""
+    match = pattern.search(page)
+    assert match is not None, f"no {pattern.pattern!r} in the page"
+    return match.group(1)
 
 
 def measure(path: Path, folder: Path) -> str:
@@ -42,8 +50,8 @@ def measure(path: Path, folder: Path) -> str:
     item_id = queue.add(extraction, absolute_ref(str(path)), EntryReason.validation, "benchmark")
     client = TestClient(create_app(queue, Path("/")), base_url="http://127.0.0.1:8000", follow_redirects=False)
     login = client.get("/login")
-    client.post("/login", data={"csrf": CSRF.search(login.text).group(1), "name": "bench", "secret": add_reviewer(queue, "bench")})
-    csrf = CSRF.search(client.get("/").text).group(1)
+    client.post("/login", data={"csrf": _first(CSRF, login.text), "name": "bench", "secret": add_reviewer(queue, "bench")})
+    csrf = _first(CSRF, client.get("/").text)
     client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
     fields = value_fields(extraction.note)
     pages, saves, size = [], [], 0
@@ -52,7 +60,7 @@ def measure(path: Path, folder: Path) -> str:
         page = client.get(f"/items/{item_id}")
         pages.append(time.perf_counter() - started)
         size = len(page.content)
-        version = re.search(r'name="version" value="(\d+)"', page.text).group(1)
+        version = _first(VERSION, page.text)
         form = {"csrf": csrf, "version": version, f"{fields[0].path}.value": str(fields[0].amount.value + run + 1)}
         started = time.perf_counter()
         saved = client.post(f"/items/{item_id}/save", data=form)

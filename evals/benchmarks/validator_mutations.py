@@ -102,7 +102,7 @@ def sign(facts: list[Fact], i: int, rng: random.Random, source: SourceText) -> l
 def invented(facts: list[Fact], i: int, rng: random.Random, source: SourceText) -> list[Fact] | None:
     """A plausible-looking number near the real one that the document never prints; no span."""
     fact = facts[i]
-    quantum = Decimal(1).scaleb(fact.value.normalize().as_tuple().exponent) if fact.value else Decimal(1)
+    quantum = Decimal(1).scaleb(int(fact.value.normalize().as_tuple().exponent)) if fact.value else Decimal(1)
     for _ in range(50):
         candidate = (fact.value * Decimal(rng.uniform(1.07, 1.9))).quantize(quantum) or quantum * rng.randint(2, 9)
         probe = fact.model_copy(update={"value": candidate, "source": None})
@@ -114,15 +114,15 @@ def invented(facts: list[Fact], i: int, rng: random.Random, source: SourceText) 
 def invented_span(facts: list[Fact], i: int, rng: random.Random, source: SourceText) -> list[Fact] | None:
     """An invented number that brings a made-up span: the original offsets, its own digits as text."""
     mutated = invented(facts, i, rng, source)
-    if mutated is None or facts[i].source is None:
-        return None
     fact = facts[i]
+    if mutated is None or fact.source is None:
+        return None
     printed = printed_magnitude(fact.source.text)
     exponent = readback_exponent(fact, printed) if printed is not None else None
     if exponent is None:
         return None
     digits = mutated[i].value.scaleb(-exponent)
-    places = max(0, -digits.normalize().as_tuple().exponent)
+    places = max(0, -int(digits.normalize().as_tuple().exponent))
     text = f"{digits:,.{places}f}"
     return _replace(facts, i, value=mutated[i].value, source=fact.source.model_copy(update={"text": text}))
 
@@ -206,10 +206,10 @@ def _drop_groups(facts: list[Fact], document: Document) -> dict[str, list[tuple[
         place = where.get(fact.source.start) if fact.source else None
         if place is None:
             continue
-        kind, block, row = place
+        kind, block_index, row = place
         if kind == "table":
-            rows[(block, row)].append(index)
-            tables[block].append(index)
+            rows[(block_index, row)].append(index)
+            tables[block_index].append(index)
         else:
             prose.append(index)
     return {
@@ -326,8 +326,8 @@ def main() -> int:
         print(f"{'left out: one ' + kind + ', detected':<48}{100 * value:>7.1f}%   target {100 * target:.0f}%  {'ok' if met else 'MISSED'}")
     quiet = [o for o in omissions if not o.families and o.kind != "fact"]
     print(f"\n== omissions of a row, table or prose fact nothing noticed: {len(quiet)} ==")
-    for o in quiet[: args.show_undetected]:
-        print(f"  {o.stem[:3]} {o.kind:<10} {o.what}")
+    for omission in quiet[: args.show_undetected]:
+        print(f"  {omission.stem[:3]} {omission.kind:<10} {omission.what}")
 
     undetected = [o for o in outcomes if not o.families["document"]]
     print(f"\n== undetected with the document: {len(undetected)} ==")

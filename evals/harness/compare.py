@@ -80,10 +80,10 @@ def compare(baseline: EvalRun, candidate: EvalRun, resamples: int = 2000, seed: 
         elif old_right and not new_right:
             result.newly_wrong.append(Change(key[0], old, new))
     old_extras, new_extras = _extras(baseline), _extras(candidate)
-    for key in sorted(old_extras.keys() | new_extras.keys()):
-        was, now = old_extras.get(key, []), new_extras.get(key, [])
-        result.new_extras += [Change(key, None, row) for row in now[len(was):]]
-        result.extras_gone += [Change(key, row, None) for row in was[len(now):]]
+    for extra in sorted(old_extras.keys() | new_extras.keys()):
+        was, now = old_extras.get(extra, []), new_extras.get(extra, [])
+        result.new_extras += [Change(extra, None, row) for row in now[len(was):]]
+        result.extras_gone += [Change(extra, row, None) for row in was[len(now):]]
     documents = sorted({d.id for d in baseline.documents} & {d.id for d in candidate.documents})
     result.documents = len(documents)
     before_counts, after_counts = baseline.metrics().by_document, candidate.metrics().by_document

@@ -285,7 +285,9 @@ def _highlight(text: str, marks: list[Mark]) -> tuple[str, set[str]]:
     Facts sharing one span nest (the innermost colour shows; each id is a link target). A span
     partly overlapping an earlier one, or past the end of the shown text, is not drawn.
     """
-    out, drawn, position = [], set(), 0
+    out: list[str] = []
+    drawn: set[str] = set()
+    position = 0
     spans: dict[tuple[int, int], list[Mark]] = {}
     for mark in marks:
         spans.setdefault((mark[0], mark[1]), []).append(mark)

@@ -65,8 +65,8 @@ def fact_outcomes(document: str, predicted: list[Fact], gold: list[Fact]) -> lis
     """Match under the spec's rule (extractor.scoring) and keep one outcome per gold and extra fact."""
     result = score(predicted, gold)
     rows: list[FactOutcome] = []
-    for outcome, pairs in (("correct", result.right), ("wrong_value", result.wrong_value)):
-        rows += [_outcome(document, outcome, gold_fact, predicted_fact) for predicted_fact, gold_fact in pairs]
+    rows += [_outcome(document, "correct", gold_fact, predicted_fact) for predicted_fact, gold_fact in result.right]
+    rows += [_outcome(document, "wrong_value", gold_fact, predicted_fact) for predicted_fact, gold_fact in result.wrong_value]
     rows += [_outcome(document, "missed", gold_fact, None) for gold_fact in result.missed]
     rows += [_outcome(document, "extra", None, predicted_fact) for predicted_fact in result.extra]
     return sorted(rows, key=_position)

@@ -188,7 +188,9 @@ def _changes_table(title: str, changes: list[Change], style: str, limit: int) ->
         table.add_column(column, overflow="fold")
     for change in changes[:limit]:
         document, concept, end, dims = change.key
-        gold = (change.after or change.before).gold_value
+        shown = change.after or change.before
+        assert shown is not None, "a change has a before or an after"
+        gold = shown.gold_value
         table.add_row(escape(document), escape(short_concept(concept)), escape(dims_text(dims)), end,
                       "—" if gold is None else f"{gold:,}", escape(describe(change.before)), escape(describe(change.after)))
     if len(changes) > limit:

@@ -71,9 +71,9 @@ def main() -> None:
                 runs[(backend.value, prompt)] = run
                 rows.append(_row(run, time.monotonic() - started))
                 console.print(rows[-1])
-            for backend in ("llm", "hybrid"):
-                comparison = compare(runs[(backend, PROMPTS[0])], runs[(backend, PROMPTS[1])])
-                comparisons.append((suite_name, backend, comparison))
+            for compared in ("llm", "hybrid"):
+                comparison = compare(runs[(compared, PROMPTS[0])], runs[(compared, PROMPTS[1])])
+                comparisons.append((suite_name, compared, comparison))
                 console.print(comparison_report(comparison, limit=5))
     _write(args.results, model.name, rows, comparisons, args.store)
     console.print(f"runs stored in {args.store}; figures in {args.results}")

@@ -12,8 +12,10 @@ unexplained number and no error: no call. Every block sent is recorded, with why
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal
 
 from extractor.backends import rules
 from extractor.backends.llm import LLMBackend
@@ -58,6 +60,7 @@ def plan(document: Document) -> Plan:
         # validate leaves coverage out when rules read nothing (coverage.empty says it): every block is a gap
         unread = check_coverage(FactSet([]), document).findings
     tables, paragraphs = layout(document)
+    units: list[tuple[Literal["table", "paragraph"], int, int, int]]  # (kind, index, start, end)
     units = [("table", i, t.start, t.end) for i, t in enumerate(tables)]
     units += [("paragraph", i, low, high) for i, (low, high) in enumerate(paragraphs)]
     numbers: dict[int, list[str]] = {}
@@ -148,7 +151,7 @@ def block_spans(planned: Plan) -> list[Span]:
     return [(block.start, block.end) for block in planned.asked]
 
 
-def _unit_of(units: list[tuple[str, int, int, int]], offset: int) -> int | None:
+def _unit_of(units: Sequence[tuple[str, int, int, int]], offset: int) -> int | None:
     return next((at for at, (_, _, start, end) in enumerate(units) if start <= offset < end), None)
 
 

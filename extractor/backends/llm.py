@@ -191,7 +191,7 @@ class LLMBackend:
             raise LLMError(f"every request failed; the first: {failed[0]}")
         warnings.extend(f"nothing read from the {reason}" for reason in failed)
         conflicts: list[str] = []
-        note = merge_all(notes, conflicts) if notes else StockCompensationNote()  # type: ignore[assignment]
+        note = merge_all(notes, conflicts) if notes else StockCompensationNote()
         warnings.extend(f"parts of the note disagree: {c}" for c in conflicts)
         if not note.fiscal_year_ends:
             note.fiscal_year_ends = note.years_reported(fiscal_end)

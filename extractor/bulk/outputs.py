@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from extractor.bulk.manifest import Manifest, ManifestError, Status
 
@@ -80,7 +80,7 @@ class OutputWriter:
         committed = manifest.lengths()
         paths = {RECORDS: folder / RECORDS, FACTS_CSV: folder / FACTS_CSV} | ({REQUESTS: requests} if requests else {})
         self.handles = {name: self._open(path, committed.get(name)) for name, path in paths.items()}
-        self.columns = FACT_COLUMNS  # those of facts.csv: an earlier version's, in a folder it began
+        self.columns: tuple[str, ...] = FACT_COLUMNS  # those of facts.csv: an earlier version's, in a folder it began
         self.notice: str | None = None
         if self.handles[FACTS_CSV].tell() == 0:
             self.handles[FACTS_CSV].write(HEADER)
@@ -98,7 +98,7 @@ class OutputWriter:
             self.exported = _custom_ids(self.handles[REQUESTS], requests)
         manifest.commit([], self._flush())  # every log now has a committed length, the header included
 
-    def _open(self, path: Path, length: int | None):  # type: ignore[no-untyped-def]
+    def _open(self, path: Path, length: int | None) -> BinaryIO:
         """The log, cut back to its committed length. A file this folder never committed to (another
         tool's, or one a user named by mistake) is refused, not emptied."""
         size = path.stat().st_size if path.exists() else 0

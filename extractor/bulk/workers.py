@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing import forkserver, get_context
 from multiprocessing.connection import Connection
 from typing import Any
@@ -214,11 +215,17 @@ class WorkerPool:
                     future.set_result(failure(job, "extract", DIED))
                 else:  # alone, so that only the job that kills its worker fails
                     retry = self._send(self._start(1, solo=True), job, retried=True)
-                    retry.add_done_callback(lambda done, target=future: target.done() or target.set_result(done.result()))
+                    retry.add_done_callback(partial(_settle_with, future))
         except OSError as error:  # no process can be started (too many open files, no memory)
             for job, future, _ in held.values():
                 if not future.done() and job is not None:
                     future.set_result(failure(job, "extract", f"{DIED}; no process could be started to retry it ({error})"))
+
+
+def _settle_with(target: asyncio.Future[Any], done: asyncio.Future[Any]) -> None:
+    """Give `target` the result of `done`, its retry, unless it was settled meanwhile."""
+    if not target.done():
+        target.set_result(done.result())
 
 
 def _start_forkserver() -> None:

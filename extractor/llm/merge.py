@@ -18,7 +18,7 @@ from extractor.schemas.values import Amount
 M = TypeVar("M", bound=BaseModel)
 
 
-def merge(first: BaseModel, second: BaseModel, conflicts: list[str], path: str = "") -> BaseModel:
+def merge(first: M, second: BaseModel, conflicts: list[str], path: str = "") -> M:
     """`first` completed by `second`; disagreements on a number are appended to `conflicts`."""
     update: dict[str, Any] = {}
     for name in type(first).model_fields:
@@ -63,7 +63,7 @@ def _merge_lists(first: list[Any], second: list[Any], conflicts: list[str], path
     return merged
 
 
-def merge_all(parts: list[BaseModel], conflicts: list[str]) -> BaseModel:
+def merge_all(parts: list[M], conflicts: list[str]) -> M:
     result = parts[0]
     for part in parts[1:]:
         result = merge(result, part, conflicts)

@@ -10,7 +10,7 @@ import functools
 import typing
 from collections.abc import Callable
 from types import UnionType
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from instructor import OpenAISchema
 from pydantic import BaseModel, Field, create_model, model_validator
@@ -55,7 +55,7 @@ class CellAmount(QuotedAmount):
 @functools.lru_cache(maxsize=VIEW_CACHE)
 def cell_amount(quotes: tuple[str, ...]) -> type[QuotedAmount]:
     """CellAmount with `quote` limited to `quotes` (JSON schema enum)."""
-    quote_type: Any = Literal[quotes]  # type: ignore[valid-type]
+    quote_type: Any = Literal[quotes]
     return create_model("CellAmount", __base__=CellAmount, quote=(quote_type, Field(description="The number to take, with its row label or the words before it.")))
 
 
@@ -74,6 +74,10 @@ def quoted_view(
     return _view(model, only, OpenAISchema, max_items, cell_amount(quotes) if quotes else QuotedAmount)
 
 
+class _ListBound(TypedDict, total=False):
+    max_length: int  # a list field's JSON schema maxItems
+
+
 @functools.lru_cache(maxsize=VIEW_CACHE)
 def _view(
     model: type[BaseModel], only: frozenset[str] | None, base: type[BaseModel], max_items: int | None = None,
@@ -85,7 +89,7 @@ def _view(
             continue
         default: Any = info.default if info.default is not PydanticUndefined else ...
         annotation = _swap(info.annotation, max_items, amount)
-        bound = {"max_length": max_items} if max_items is not None and typing.get_origin(annotation) is list else {}
+        bound: _ListBound = {"max_length": max_items} if max_items is not None and typing.get_origin(annotation) is list else {}
         if info.default_factory is not None:
             fields[name] = (annotation, Field(default_factory=info.default_factory, description=info.description, **bound))
         else:

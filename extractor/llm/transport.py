@@ -172,7 +172,10 @@ class AsyncLLMTransport(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         await request.aread()
         replayed = self.ledger.replayed(request)
-        return replayed or await AsyncRetrying(**self.ledger.policy.options())(self._send, request)
+        if replayed is not None:
+            return replayed
+        sent: httpx2.Response = await AsyncRetrying(**self.ledger.policy.options())(self._send, request)  # tenacity leaves its result untyped
+        return sent
 
     async def _send(self, request: httpx2.Request) -> httpx2.Response:
         estimate = estimate_tokens(request.content)

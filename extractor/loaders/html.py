@@ -312,7 +312,7 @@ def _refuse_partial(path: str, log: etree._ListErrorLog) -> None:
 _EXCESSIVE_DEPTH = re.compile(r"Excessive depth in document: (\d+)")
 
 
-def _rpage_metadata(root: etree._Element) -> DocumentMetadata:
+def _rpage_metadata(root: lxml.html.HtmlElement) -> DocumentMetadata:
     """R pages carry the note title and period end in their header cells."""
     headers = [_SPACES.sub(" ", th.text_content()).strip() for th in root.iter("th")][:6]
     meta = DocumentMetadata()

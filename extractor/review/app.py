@@ -303,10 +303,10 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
                                          "generated token signs in ('extractor queue add-reviewer NAME --replace' makes one)",
                                          status_code=429)  # fmt: skip
             fresh = secrets.token_urlsafe(32)
-            response = page(request, "login.html", None, 401, login_csrf=fresh, next=_local(str(form.get("next", "/"))),
-                            error="Unknown reviewer or wrong token/password.")  # fmt: skip
-            response.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", max_age=3600)
-            return response
+            refused = page(request, "login.html", None, 401, login_csrf=fresh, next=_local(str(form.get("next", "/"))),
+                           error="Unknown reviewer or wrong token/password.")  # fmt: skip
+            refused.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", max_age=3600)
+            return refused
         for counts, key, stamp in attempts:
             counts.forget(key, stamp)
         response = RedirectResponse(_local(str(form.get("next", "/"))), status_code=303)

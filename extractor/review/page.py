@@ -17,6 +17,7 @@ each side), with the length of each gap said in its place; offsets and mark ids 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from bisect import bisect_right
 from datetime import date, timedelta
@@ -47,7 +48,7 @@ class Row:
     field: ValueField
     label: str
     mark: str | None  # the id of its span's <mark> in the source pane
-    findings: list[int] = field(default_factory=list)  # indexes into ItemView.findings
+    findings: list[int] = dataclasses.field(default_factory=list)  # indexes into ItemView.findings ('field' is a Row attribute here)
     blamed: bool = False  # a finding says this value is wrong
 
     @property

@@ -292,8 +292,8 @@ def _new_table(run: _Run, caption: str | None) -> Table:
     header_lines = [r.label for r in lines]
     year_row = next((r for r in run.rows if r.values and all(is_year_cell(c) for c in r.values)), None)
     scale_note = next((h for h in header_lines if _SCALE_NOTE.search(h)), None)
-    if scale_note is None and caption and _SCALE_NOTE.search(caption):
-        scale_note = _SCALE_NOTE.search(caption).group(0)
+    if scale_note is None and caption and (caption_note := _SCALE_NOTE.search(caption)):
+        scale_note = caption_note.group(0)
     if year_row is not None:
         columns = [Column(c.numbers[0].text, "year", int(c.numbers[0].magnitude)) for c in year_row.values]
     else:

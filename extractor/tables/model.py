@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
 
+from extractor.schemas.values import AwardType
+
 
 @dataclass(frozen=True)
 class PrintedNumber:
@@ -61,7 +63,7 @@ class Column:
     end: date | None = None  # a full date printed in the header ("June 30, 2025")
     months: int | None = None  # 3, 6, 9 or 12 when the header says "Three Months Ended" etc.
     month_day: tuple[int, int] | None = None  # "Fiscal Years Ended January 31," over bare years
-    award: str | None = None  # an award type named over this column ("Restricted Stock Units | Shares")
+    award: AwardType | None = None  # an award type named over this column ("Restricted Stock Units | Shares")
     scale: int | None = None  # a scale in this column's own header ("Shares (in millions)")
 
 

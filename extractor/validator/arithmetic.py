@@ -22,7 +22,7 @@ from extractor.validator.factset import (
     show,
     year_label,
 )
-from extractor.findings import Finding
+from extractor.findings import Finding, Severity
 from extractor.schemas.concepts import concept_words
 from extractor.schemas.relations import ROLLFORWARDS, SUBTOTAL_AWARD, SUMMABLE, RollForward
 
@@ -154,7 +154,7 @@ def _check_prices(year: RollForwardYear) -> Iterator[Finding]:
     difference = abs(computed - found)
     if difference <= bound:
         return
-    severity = "warning" if found and difference <= abs(found) * WEIGHTED_AVERAGE_WARNING_SHARE else "error"
+    severity: Severity = "warning" if found and difference <= abs(found) * WEIGHTED_AVERAGE_WARNING_SHARE else "error"
     exp = display_exponent([count for _, count, _ in rows] + [ending.count[1]])
     parts = " ".join(
         f"{('+ ' if sign > 0 else '− ') if i else '('}{show(count.value, exp)}×{show(price.value, 0, 2)}"

@@ -27,6 +27,7 @@ from extractor.tables import Table, layout
 from extractor.tables.assemble import is_year_cell
 from extractor.validator.factset import FactSet
 from extractor.findings import Finding, Unexplained
+from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
 
 _LEXICON = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compensation" / "coverage.toml"
@@ -256,10 +257,10 @@ class _Hints:
     gives the period, the same row (or the whole table, when it is about one award type) the award."""
 
     def __init__(self, facts: FactSet, found: list[Block]) -> None:
-        by_start = {}
-        for _, fact in facts.printings:
-            if fact.source is not None:
-                by_start.setdefault(fact.source.start, fact)
+        by_start: dict[int, Fact] = {}
+        for _, printed in facts.printings:
+            if printed.source is not None:
+                by_start.setdefault(printed.source.start, printed)
         self.column: dict[tuple[int, int], Counter] = {}
         self.row: dict[tuple[int, int], Counter] = {}
         self.awards: dict[tuple[str, int], Counter] = {}
@@ -281,9 +282,10 @@ class _Hints:
 
     def unexplained(self, block: Block, number: Printed) -> Unexplained:
         key = (block.kind, block.index)
-        periods = self.column.get((block.index, number.column_index)) if block.kind == "table" else None
+        in_table = block.kind == "table"
+        periods = self.column.get((block.index, number.column_index)) if in_table and number.column_index is not None else None
         periods = periods or (self.periods.get(key) if block.kind == "prose" else None)
-        awards = self.row.get((block.index, number.row_index)) if block.kind == "table" else None
+        awards = self.row.get((block.index, number.row_index)) if in_table and number.row_index is not None else None
         table_awards = self.awards.get(key)
         if not awards and table_awards and len(table_awards) == 1:
             awards = table_awards

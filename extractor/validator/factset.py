@@ -20,7 +20,7 @@ class FactSet:
 
     def __init__(self, printings: Iterable[Located]) -> None:
         self.printings: list[Located] = list(printings)
-        self.located: list[Located] = merge_printings(self.printings)  # type: ignore[arg-type]
+        self.located: list[Located] = merge_printings(self.printings)
         self._by_concept: dict[str, list[Located]] = {}
         self._by_dims: dict[tuple, list[Located]] = {}
         self._first_on: dict[tuple, tuple[int, Located]] = {}  # (concept, dims, day, instant?) -> first fact

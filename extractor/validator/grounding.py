@@ -136,7 +136,7 @@ def readback_exponent(fact: Fact, printed: Decimal, months: bool | None = None) 
             return exponent
     plausible_months = months if months is not None else printed == printed.to_integral_value()
     if fact.unit == "years" and plausible_months and magnitude and printed > magnitude:
-        slack = 12 * tolerance(0, magnitude.as_tuple().exponent) if magnitude != magnitude.to_integral_value() else 0
+        slack = 12 * tolerance(0, int(magnitude.as_tuple().exponent)) if magnitude != magnitude.to_integral_value() else 0
         if abs(magnitude * 12 - printed) <= slack:
             return 0
     return None
@@ -178,7 +178,7 @@ def _check_printing(pair: Located, source: SourceText | None) -> Iterator[Findin
     printed = printed_magnitude(span.text)
     months = months_after(source.text, span.end) if source is not None else None
     exponent = readback_exponent(fact, printed, months) if printed is not None else None
-    if exponent is None:
+    if printed is None or exponent is None:
         scales = ", ".join(SCALE_NAMES.get(e, f"×10^{e}") for e in EXPONENTS[fact.unit])
         yield finding(
             "grounding.readback",

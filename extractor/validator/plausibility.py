@@ -11,7 +11,7 @@ from extractor.validator.factset import (
     finding,
     show,
 )
-from extractor.findings import Finding
+from extractor.findings import Finding, Severity
 from extractor.schemas.concepts import concept_words
 from extractor.schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, PLAN_TERMS, SIGNED, UNIT_BOUNDS
 
@@ -26,7 +26,7 @@ def check_bounds(facts: FactSet) -> Iterator[Finding]:
         if fact.concept in SIGNED or low <= fact.value and (high is None or fact.value <= high):
             continue
         negative = fact.value < low and low == 0
-        severity = "warning" if negative and fact.concept in MAY_BE_NEGATIVE else "error"
+        severity: Severity = "warning" if negative and fact.concept in MAY_BE_NEGATIVE else "error"
         shown = f"{show(fact.value * 100)}%" if fact.unit == "pure" else f"{show(fact.value)} {fact.unit}"
         allowed = (
             f"{show(low * 100)}%–{show(high * 100)}%"

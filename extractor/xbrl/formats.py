@@ -69,7 +69,8 @@ def _word_number(tokens: list[str]) -> Decimal | None:
 def _words_duration(text: str) -> Decimal:
     """'ten years', 'three-year', 'five years, two months', '18 months' -> years."""
     tokens = re.findall(r"\d+(?:\.\d+)?|[a-z]+", text.lower().replace(",", ""))
-    total, number, found = Decimal(0), [], False
+    total, found = Decimal(0), False
+    number: list[str] = []  # the words of the number before a unit
     for token in tokens:
         unit = _DURATION_UNITS.get(token)
         if unit is not None and number:

@@ -116,18 +116,21 @@ class _Reader:
             raise XbrlError(self.path, f"fact {tagged.name} refers to the unknown context '{tagged.context_ref}'")
         unit = self.unit(tagged)
         concept = mapping.gold_concept(tagged.namespace, tagged.name)
-        reason = None
+        period = context.period
+        mapped = None
         if concept is None:
             reason = UNKNOWN_EXTENSION if mapping.namespace_kind(tagged.namespace) == "extension" else OUT_OF_SCOPE
         elif tagged.element.get(XSI_NIL) == "true":
             reason = NIL
         elif unit is None:
             reason = UNSUPPORTED_UNIT
-        elif context.period is None:
+        elif period is None:
             reason = NO_PERIOD
-        mapped = None if reason else mapping.gold_dims(concept, context, tagged.element if self.printings else None, self.month_day)
-        if mapped is None:
-            self.result.skip(reason or OTHER_DIMENSIONS, tagged.name)
+        else:
+            reason = OTHER_DIMENSIONS  # when the dimensions do not map
+            mapped = mapping.gold_dims(concept, context, tagged.element if self.printings else None, self.month_day)
+        if mapped is None or unit is None or period is None:  # (a unit and a period come with every mapped fact)
+            self.result.skip(reason, tagged.name)
             return None
         concept, dims = mapped
         try:
@@ -135,7 +138,6 @@ class _Reader:
         except (ValueError, InvalidOperation):
             self.result.skip(UNREADABLE, tagged.name)
             return None
-        period = context.period
         if period.instant is None and concept in mapping.balances_by_convention():
             period = Period(instant=period.end)
         source = self.printings.source(tagged.element, printed) if self.printings else None
@@ -162,14 +164,14 @@ def _one_per_key(read: list[tuple[Tagged, Fact]], result: GoldFacts) -> list[Fac
     merged = schema_concepts.merge_printings(printings)
     result.duplicates = len(printings) - len(merged)
     first: dict[tuple, int] = {}
-    for index, fact in merged:
-        first[fact.key()] = min(first.get(fact.key(), int(index)), int(index))
+    for label, fact in merged:
+        first[fact.key()] = min(first.get(fact.key(), int(label)), int(label))
     kept = []
-    for index, fact in merged:
-        if first[fact.key()] == int(index):
+    for label, fact in merged:
+        if first[fact.key()] == int(label):
             kept.append(fact)
         else:
-            result.skip(CONFLICTING, read[int(index)][0].name)
+            result.skip(CONFLICTING, read[int(label)][0].name)
     return kept
 
 

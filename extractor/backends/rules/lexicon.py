@@ -11,10 +11,34 @@ import tomllib
 from itertools import pairwise
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, TypeAlias, TypeVar, get_args
 
 from extractor import schemas
+from extractor.schemas.stock_compensation import RowKind
+from extractor.schemas.values import AwardType, Unit
 
 LEXICON_DIR = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compensation"
+
+AWARD_TYPES: tuple[AwardType, ...] = get_args(AwardType)
+UNITS: tuple[Unit, ...] = get_args(Unit)
+# A roll-forward row as the lexicon names it: 'balance' rows become beginning or ending by their place.
+LexiconRowKind: TypeAlias = Literal["balance"] | RowKind
+LEXICON_ROW_KINDS: tuple[LexiconRowKind, ...] = ("balance", *get_args(RowKind))
+
+Name = TypeVar("Name", bound=str)
+
+
+def known(value: str, allowed: tuple[Name, ...]) -> Name | None:
+    """`value` as one of the names a schema field allows (typed as the schema names them); None if it is none."""
+    return next((name for name in allowed if name == value), None)
+
+
+def one_of(value: str, allowed: tuple[Name, ...], where: str) -> Name:
+    """`value` as one of the names a schema field allows; a lexicon entry naming anything else fails at load."""
+    name = known(value, allowed)
+    if name is None:
+        raise ValueError(f"{where}: {value!r} is not one of {', '.join(allowed)}")
+    return name
 
 
 def _load(name: str) -> dict:
@@ -32,21 +56,26 @@ class LineItemRule:
 
     concept: str
     pattern: re.Pattern[str]
-    unit: str
+    unit: Unit
     period: str  # instant | flow
     context: re.Pattern[str] | None = None  # the rule holds only where the label or table context says this
     table: bool = False  # the rule may name a whole table from its caption ('shares reserved ... as follows')
 
 
 _TABLES = _load("tables.toml")
-AWARD_PATTERNS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["awards"], "award")
-ROW_KINDS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["row_kinds"], "kind")
+_WHERE = LEXICON_DIR / "tables.toml"
+AWARD_PATTERNS: list[tuple[AwardType, re.Pattern[str]]] = [
+    (one_of(award, AWARD_TYPES, f"{_WHERE} [[awards]]"), pattern) for award, pattern in _compiled(_TABLES["awards"], "award")
+]
+ROW_KINDS: list[tuple[LexiconRowKind, re.Pattern[str]]] = [
+    (one_of(kind, LEXICON_ROW_KINDS, f"{_WHERE} [[row_kinds]]"), pattern) for kind, pattern in _compiled(_TABLES["row_kinds"], "kind")
+]
 YEAR_INFO_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["year_info"], "field")
 ASSUMPTION_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["assumptions"], "field")
 REPURCHASE_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["repurchases"], "field")
 LINE_ITEMS: list[LineItemRule] = [
     LineItemRule(
-        e["concept"], re.compile(e["pattern"], re.I), e["unit"], e["period"],
+        e["concept"], re.compile(e["pattern"], re.I), one_of(e["unit"], UNITS, f"{_WHERE} [[line_items]] {e['concept']}"), e["period"],
         re.compile(e["context"], re.I) if "context" in e else None, e.get("table", False),
     )
     for e in _TABLES["line_items"]
@@ -56,7 +85,7 @@ TOTAL_ROW = re.compile(_TABLES["patterns"]["total_row"], re.I)
 EXPENSE_LINES = re.compile(_TABLES["patterns"]["expense_lines"], re.I)
 
 
-def find_award(text: str | None) -> str | None:
+def find_award(text: str | None) -> AwardType | None:
     """The award type a phrase names, most specific pattern first."""
     if not text:
         return None
@@ -66,7 +95,7 @@ def find_award(text: str | None) -> str | None:
     return None
 
 
-def first_award(text: str | None) -> str | None:
+def first_award(text: str | None) -> AwardType | None:
     """The award type named earliest in a longer text (a caption sentence)."""
     if not text:
         return None
@@ -74,9 +103,9 @@ def first_award(text: str | None) -> str | None:
     return min(hits)[1] if hits else None
 
 
-def named_awards(text: str | None) -> set[str]:
+def named_awards(text: str | None) -> set[AwardType]:
     """Every award type a text names, each phrase counted once ('market stock units' is an MSU, not an RSU too)."""
-    found: set[str] = set()
+    found: set[AwardType] = set()
     rest = text or ""
     for award, pattern in AWARD_PATTERNS:
         if pattern.search(rest):
@@ -89,11 +118,11 @@ UNIT_AWARDS = frozenset({"rsu", "psu", "msu", "dsu", "restricted_stock"})
 _JOINED = re.compile(r"^(?:s|'s)?\s*(?:,|and|&|/|or)\s*(?:the\s+)?$", re.I)
 
 
-def joined_award(text: str | None) -> str | None:
+def joined_award(text: str | None) -> AwardType | None:
     """The award class of one table over unit awards named together ('RSUs and PSUs', 'restricted stock
     units/performance share units'): the most specific of them, as a combined taxonomy member
     ('RestrictedStockUnitsAndPerformanceRestrictedStockUnitsMember') is classed."""
-    spans: list[tuple[int, int, str]] = []
+    spans: list[tuple[int, int, AwardType]] = []
     rest = text or ""
     for award, pattern in AWARD_PATTERNS:
         for m in pattern.finditer(rest):
@@ -109,7 +138,7 @@ def joined_award(text: str | None) -> str | None:
     return next((award for award, _ in AWARD_PATTERNS if award in joined), None)
 
 
-def row_kind(label: str) -> str | None:
+def row_kind(label: str) -> LexiconRowKind | None:
     for kind, pattern in ROW_KINDS:
         if pattern.search(label):
             return kind

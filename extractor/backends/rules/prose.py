@@ -22,6 +22,7 @@ from extractor.schemas.concepts import iter_facts
 from extractor.schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
+    Basis,
     PlanTerms,
     PreferredStock,
     RollForwardRow,
@@ -29,7 +30,7 @@ from extractor.schemas.stock_compensation import (
     StockCompensationNote,
     UnrecognizedCost,
 )
-from extractor.schemas.values import Amount, Period, SourceSpan, Unit
+from extractor.schemas.values import Amount, AwardType, Period, SourceSpan, Unit
 
 NUM = r"[\d,]*\d(?:\.\d+)?"
 WORD = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)"
@@ -40,7 +41,7 @@ SCALE = r"(?:\s(?:thousand|million|billion))?"
 class Sentence:
     text: str
     start: int
-    paragraph_award: str | None
+    paragraph_award: AwardType | None
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Context:
     note: StockCompensationNote
     calendar: FiscalCalendar
     fiscal_end: date
-    previous_award: str | None = None
+    previous_award: AwardType | None = None
     paragraph_day: date | None = None  # the one day or month an earlier sentence of the paragraph named (named_day)
     carried: date | None = None  # that day, while reading a sentence that names no date of its own
 
@@ -84,7 +85,7 @@ def _as_of(sentence: Sentence, ctx: Context) -> Period:
     return Period.at(dates[0][0] if dates else ctx.fiscal_end)
 
 
-def _award(sentence: Sentence, *spans: str) -> str | None:
+def _award(sentence: Sentence, *spans: str) -> AwardType | None:
     for text in spans:
         award = find_award(text)
         if award:
@@ -92,7 +93,7 @@ def _award(sentence: Sentence, *spans: str) -> str | None:
     return sentence.paragraph_award
 
 
-def _plan(ctx: Context, award: str | None) -> PlanTerms:
+def _plan(ctx: Context, award: AwardType | None) -> PlanTerms:
     for plan in ctx.note.plans:
         if plan.award == award:
             return plan
@@ -131,7 +132,7 @@ def _repurchase_program(m: re.Match[str], s: Sentence, ctx: Context) -> None:
 
 
 def _authorized(m: re.Match[str], s: Sentence, ctx: Context) -> None:
-    award = "espp" if s.paragraph_award == "espp" else None
+    award: AwardType | None = "espp" if s.paragraph_award == "espp" else None
     plan = _plan(ctx, award)
     period = _as_of(s, ctx) if award is None else Period.at(ctx.fiscal_end)
     _set_once(plan, "shares_authorized", _number(m, "shares", s, "shares", period))
@@ -140,7 +141,7 @@ def _authorized(m: re.Match[str], s: Sentence, ctx: Context) -> None:
 
 
 def _available(m: re.Match[str], s: Sentence, ctx: Context) -> None:
-    award = "espp" if s.paragraph_award == "espp" else None
+    award: AwardType | None = "espp" if s.paragraph_award == "espp" else None
     _set_once(_plan(ctx, award), "shares_available", _number(m, "shares", s, "shares", _as_of(s, ctx)))
 
 
@@ -162,7 +163,7 @@ def _prose_balance(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     if award is None:
         return
     period = _as_of(s, ctx)
-    basis = "outstanding" if award == "dsu" else "nonvested"
+    basis: Basis = "outstanding" if award == "dsu" else "nonvested"
     row = RollForwardRow(
         kind="ending",
         label=s.text[m.start() : m.end()],
@@ -184,7 +185,7 @@ def _espp_purchases(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     _set_once(info, "average_purchase_price", _number(m, "price", s, "USD/share", period))
 
 
-def _year_info(ctx: Context, award: str | None, year: int) -> AwardYearInfo:
+def _year_info(ctx: Context, award: AwardType | None, year: int) -> AwardYearInfo:
     end = ctx.calendar.year_end(year)
     for info in ctx.note.award_years:
         if info.award == award and info.fiscal_year_end == end:
@@ -347,7 +348,7 @@ def prose_sentences(text: str, spans: list[tuple[int, int]]) -> list[ProseSenten
     paragraph's lead-in ("Restricted Stock Units.  …") or the heading line above it ("Employee Stock
     Purchase Plan"). Table rows rendered as paragraphs (tab-separated cells) are not prose."""
     out: list[ProseSentence] = []
-    heading_award: str | None = None
+    heading_award: AwardType | None = None
     for index, (start, end) in enumerate(spans):
         paragraph = text[start:end]
         stripped = paragraph.strip()

@@ -16,8 +16,9 @@ from datetime import date, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal, TypeAlias
 
-from extractor.backends.rules.lexicon import AWARD_PATTERNS, LEXICON_DIR, find_award
+from extractor.backends.rules.lexicon import AWARD_PATTERNS, AWARD_TYPES, LEXICON_DIR, UNITS, find_award, known
 from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases, named_day
 from extractor.backends.rules.prose_numbers import Number, find_numbers
 from extractor.schemas.stock_compensation import (
@@ -31,11 +32,13 @@ from extractor.schemas.stock_compensation import (
     StockCompensationNote,
     UnrecognizedCost,
 )
-from extractor.schemas.values import Amount, Period, SourceSpan
+from extractor.periods import FiscalCalendar
+from extractor.schemas.values import Amount, AwardType, Period, SourceSpan, Unit
 
 LEXICON = LEXICON_DIR / "prose.toml"
-AWARDS = frozenset({"option", "sar", "rsu", "psu", "msu", "dsu", "restricted_stock", "espp", "other"})
-UNITS = frozenset({"USD", "USD/share", "shares", "pure", "years"})
+# A cue's award: the clause's (or the paragraph's), none, the ESPP only when the sentence names it, or a fixed one.
+CueAward: TypeAlias = Literal["clause", "none", "espp_only"] | AwardType
+CUE_AWARDS: tuple[CueAward, ...] = ("clause", "none", "espp_only", *AWARD_TYPES)
 # Aggregate dollars printed without a scale word below this are in a scale the sentence does not state
 # ("$9 of total unrecognized compensation cost" in a note whose dollars are in millions): not read.
 MIN_UNSCALED_USD = Decimal(1000)
@@ -50,9 +53,9 @@ _PARALLEL_GAP = re.compile(r"^[^;,$]{0,60}\band\b[^;,$]{0,40}$", re.I)
 class Cue:
     name: str
     target: str
-    unit: str
+    unit: Unit
     period: str
-    award: str
+    award: CueAward
     cues: tuple[re.Pattern[str], ...]
     after: tuple[re.Pattern[str], ...] = ()
     vetoes: tuple[re.Pattern[str], ...] = ()
@@ -63,14 +66,15 @@ class Cue:
 def load_cues(path: Path = LEXICON) -> tuple[Cue, ...]:
     """The cue entries of the lexicon file, checked: a wrong unit, period or target fails loudly."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    cues = []
+    cues: list[Cue] = []
     for entry in data.get("cue", []):
         name = entry.get("name", entry.get("target", "?"))
-        unit, period, award = entry["unit"], entry.get("period", "instant"), entry.get("award", "clause")
-        if unit not in UNITS or period not in ("instant", "flow", "term"):
-            raise ValueError(f"{path}: cue {name!r}: unit {unit!r} / period {period!r} unknown")
-        if award not in ("clause", "none", "espp_only") and award not in AWARDS:
-            raise ValueError(f"{path}: cue {name!r}: award {award!r} unknown")
+        period = entry.get("period", "instant")
+        unit, award = known(entry["unit"], UNITS), known(entry.get("award", "clause"), CUE_AWARDS)
+        if unit is None or period not in ("instant", "flow", "term"):
+            raise ValueError(f"{path}: cue {name!r}: unit {entry['unit']!r} / period {period!r} unknown")
+        if award is None:
+            raise ValueError(f"{path}: cue {name!r}: award {entry.get('award')!r} unknown")
         if entry["target"].split(".")[0] not in TARGET_ROOTS:
             raise ValueError(f"{path}: cue {name!r}: target {entry['target']!r} unknown")
         compile_all = lambda key: tuple(re.compile(p, re.I) for p in entry.get(key, []))  # noqa: E731
@@ -87,7 +91,7 @@ class ProseSentence:
     text: str
     start: int  # offset of the sentence in the document text
     paragraph: int
-    paragraph_award: str | None  # lead-in ("Restricted Stock Units.  ...") or the heading above the paragraph
+    paragraph_award: AwardType | None  # lead-in ("Restricted Stock Units.  ...") or the heading above the paragraph
 
 
 @dataclass
@@ -101,7 +105,7 @@ class Reading:
 @dataclass
 class _State:
     note: StockCompensationNote
-    calendar: object
+    calendar: FiscalCalendar
     fiscal_end: date
     used: set[tuple[int, int]]
     reading: Reading
@@ -162,10 +166,10 @@ def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, cl
     return best[2] if best else None
 
 
-def _nearest_award(before: str, after: str) -> str | None:
+def _nearest_award(before: str, after: str) -> AwardType | None:
     """The award type named closest before the number ("$4.6 million related to stock options … 2.4 years"),
     else the first one named after it; at one place the most specific pattern wins."""
-    best: tuple[int, int, str] | None = None
+    best: tuple[int, int, AwardType] | None = None
     for order, (award, pattern) in enumerate(AWARD_PATTERNS):
         for match in pattern.finditer(before):
             if best is None or (match.end(), -order) > best[:2]:
@@ -176,10 +180,10 @@ def _nearest_award(before: str, after: str) -> str | None:
     return min(hits)[2] if hits else None
 
 
-def _award(cue: Cue, nearest: str | None, clause: str, sentence: ProseSentence) -> str | None:
+def _award(cue: Cue, nearest: AwardType | None, clause: str, sentence: ProseSentence) -> AwardType | None:
     if cue.award == "none":
         return None
-    if cue.award in AWARDS:
+    if cue.award in AWARD_TYPES:
         return cue.award
     named = nearest or find_award(clause)
     if named is None:
@@ -224,8 +228,11 @@ def _spans_for(group: list[Number], phrases: list[DatePhrase], clause_start: int
     before = [p for p in phrases if p.end <= group[0].start and p.start >= clause_start]
     after = [p for p in phrases if p.start >= group[-1].end]
     earlier = [p for p in phrases if p.end <= group[0].start]
-    phrase = (before or earlier or after or [None])[-1 if (before or earlier) else 0]
-    if phrase is None:
+    if before or earlier:
+        phrase = (before or earlier)[-1]
+    elif after:
+        phrase = after[0]
+    else:
         return [None] * n
     if len(phrase.periods) > 1:
         return [None] * n if n == 1 and not respectively else [phrase.periods[0]] * n
@@ -305,7 +312,7 @@ def _set(target: object, name: str, amount: Amount) -> bool:
     return getattr(target, name).value == amount.value and getattr(target, name).period == amount.period
 
 
-def _place(cue: Cue, amount: Amount, award: str | None, state: _State) -> None:
+def _place(cue: Cue, amount: Amount, award: AwardType | None, state: _State) -> None:
     note = state.note
     root, _, name = cue.target.partition(".")
     if root == "line_items":
@@ -355,7 +362,7 @@ _REPURCHASE_CONCEPTS = {
 }
 
 
-def read_prose(note: StockCompensationNote, sentences: list[ProseSentence], calendar, fiscal_end: date,
+def read_prose(note: StockCompensationNote, sentences: list[ProseSentence], calendar: FiscalCalendar, fiscal_end: date,
                used: set[tuple[int, int]], usd_scale: int = 0) -> Reading:
     """Read every sentence; numbers at `used` spans (already read by another rule) are skipped. Unscaled
     dollars are read only when the note's dollar scale is known (`usd_scale`, applied by the caller)."""

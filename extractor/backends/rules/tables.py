@@ -10,6 +10,8 @@ from datetime import date, timedelta
 from extractor.backends.rules.amounts import amount
 from extractor.backends.rules.lexicon import (
     ASSUMPTION_ROWS,
+    LineItemRule,
+    LexiconRowKind,
     EXPENSE_LINES,
     REPURCHASE_ROWS,
     TOTAL_ROW,
@@ -32,6 +34,8 @@ from extractor.tables.tokens import classify_chunk
 from extractor.schemas.concepts import P, PL
 from extractor.schemas.stock_compensation import (
     AwardRollForward,
+    Basis,
+    Bound,
     AwardYearInfo,
     CashSettlementRange,
     ExpenseItem,
@@ -43,11 +47,11 @@ from extractor.schemas.stock_compensation import (
     UnrecognizedCost,
     ValuationAssumptions,
 )
-from extractor.schemas.values import OPTION_LIKE, Period
+from extractor.schemas.values import OPTION_LIKE, Amount, AwardType, Period, Unit
 
 # a row that is one fiscal year's repurchases: '2011 repurchases', 'Repurchases in fiscal 2012'
 _YEAR_FLOW_ROW = re.compile(r"^(?:fiscal\s+)?((?:19|20)\d\d)\s+(?:share\s+)?(?:re)?purchases\b|^(?:share\s+)?repurchases (?:in|during) (?:fiscal\s+)?((?:19|20)\d\d)$", re.I)
-COLUMN_UNITS = {
+COLUMN_UNITS: dict[str, Unit] = {
     "count": "shares",
     "price": "USD/share",
     "fair_value": "USD/share",
@@ -58,7 +62,7 @@ COLUMN_UNITS = {
     "max": "USD",
 }
 ROW_MEASURE = {"count": "count", "price": "weighted_average_price", "fair_value": "weighted_average_price", "term": "remaining_term", "intrinsic": "intrinsic_value"}
-INFO_UNITS = {
+INFO_UNITS: dict[str, Unit] = {
     "granted_count": "shares",
     "vested_count": "shares",
     "granted_fair_value": "USD/share",
@@ -67,7 +71,7 @@ INFO_UNITS = {
 }
 
 
-def _column_groups(table: Table) -> list[tuple[str | None, int | None, Table]]:
+def _column_groups(table: Table) -> list[tuple[AwardType | None, int | None, Table]]:
     """The table split where its header names award types ('RSUs | Shares, Fair Value' next to 'PSUs | ...')
     or years ('2013 | Shares, Price' next to '2012 | ...') over groups of measure columns."""
     awards = [c.award for c in table.columns]
@@ -76,7 +80,7 @@ def _column_groups(table: Table) -> list[tuple[str | None, int | None, Table]]:
     if not several_awards and not several_years:
         return [(next((a for a in awards if a), None), None, table)]
     keys = [(a if several_awards else None, y if several_years else None) for a, y in zip(awards, years)]
-    groups: list[tuple[str | None, int | None, Table]] = []
+    groups: list[tuple[AwardType | None, int | None, Table]] = []
     for key in dict.fromkeys(k for k in keys if k != (None, None)):
         keep = [i for i, k in enumerate(keys) if k == key]
         award = key[0] or next((a for a in awards if a), None)
@@ -212,10 +216,12 @@ class TableMapper:
         """The flow period a dated column stands for: a quarter is a quarter, a fiscal year a fiscal year."""
         if col.end is not None:
             end = col.end
-        elif col.month_day and col.months and col.months < 12:
-            end = _on(col.year, col.month_day)
         else:
-            end = self.calendar.year_end(col.year)
+            assert col.year is not None, "a dated column has a year or a date"
+            if col.month_day and col.months and col.months < 12:
+                end = _on(col.year, col.month_day)
+            else:
+                end = self.calendar.year_end(col.year)
         if col.months and col.months < 12:
             return Period.over(months_before(end, col.months), end)
         if col.end is not None and self.calendar.year_end(end.year) != end and col.months is None:
@@ -237,15 +243,16 @@ class TableMapper:
         return True
 
     def _rollforward_one(
-        self, table: Table, column_award: str | None, year: int | None = None, plan: str | None = None
+        self, table: Table, column_award: AwardType | None, year: int | None = None, plan: str | None = None
     ) -> bool:
         award = column_award or self._award(table) or "option"
         context = f"{table.title or ''} {table.caption or ''}".lower()
+        basis: Basis
         if award in OPTION_LIKE:
             basis = "nonvested" if ("nonvested" in context or "unvested" in context) else "outstanding"
         else:
             basis = "outstanding" if "deferred" in context and award == "dsu" else "nonvested"
-        rows: list[tuple[Row, str, date | None]] = []
+        rows: list[tuple[Row, LexiconRowKind, date | None]] = []
         for row in table.rows:
             kind = row_kind(row.label)
             if kind and row.values:
@@ -269,15 +276,16 @@ class TableMapper:
                 period = Period.over(before + timedelta(days=1) if before else None, after)
             out_row = RollForwardRow(kind=kind, label=row.label)
             for column, cell in zip(table.columns, row.cells):
-                measure = ROW_MEASURE.get(column.kind or "")
+                column_kind = column.kind or ""
+                measure = ROW_MEASURE.get(column_kind)
                 if measure and not cell.empty:
                     scale = _scale_of(table, column)
-                    setattr(out_row, measure, amount(cell.numbers[0], COLUMN_UNITS[column.kind], period, scale))
+                    setattr(out_row, measure, amount(cell.numbers[0], COLUMN_UNITS[column_kind], period, scale))
             out.rows.append(out_row)
         self.note.award_activity.append(out)
         return True
 
-    def _award(self, table: Table) -> str | None:
+    def _award(self, table: Table) -> AwardType | None:
         return find_award(table.title) or joined_award(table.caption) or first_award(table.caption)
 
     def _information(self, table: Table) -> bool:
@@ -342,7 +350,7 @@ class TableMapper:
                         model=model_match.group(1) if model_match else None,
                     ),
                 )
-                unit = "years" if field == "expected_term" else "pure"
+                unit: Unit = "years" if field == "expected_term" else "pure"
                 if cell.is_range and field in ("volatility", "risk_free_rate", "expected_term", "dividend_yield"):
                     setattr(target, f"{field}_min", amount(cell.numbers[0], unit, period))
                     setattr(target, f"{field}_max", amount(cell.numbers[1], unit, period))
@@ -360,7 +368,8 @@ class TableMapper:
             field = match_first(row.label, REPURCHASE_ROWS)
             if field is None:
                 continue
-            unit = {"shares_repurchased": "shares", "average_cost_per_share": "USD/share"}.get(field, "USD")
+            units: dict[str, Unit] = {"shares_repurchased": "shares", "average_cost_per_share": "USD/share"}
+            unit = units.get(field, "USD")
             for end, cell, flow in self._year_cells(table, row):
                 period = Period.at(end) if field == "remaining_authorization" else flow
                 target = years.setdefault(end, ShareRepurchaseYear(fiscal_year_end=end))
@@ -373,8 +382,9 @@ class TableMapper:
         """A cumulative repurchase table: 'Repurchased at December 25, 2010' balances between '2011
         repurchases' rows, measures as columns. The year rows are the flows; the balances stay line items."""
         repurchases = self.note.share_repurchases or ShareRepurchases()
-        fields = {"count": ("shares_repurchased", "shares"), "price": ("average_cost_per_share", "USD/share"),
-                  "cost": ("amount_paid", "USD")}
+        fields: dict[str, tuple[str, Unit]] = {
+            "count": ("shares_repurchased", "shares"), "price": ("average_cost_per_share", "USD/share"), "cost": ("amount_paid", "USD"),
+        }
         for row in table.rows:
             match = _YEAR_FLOW_ROW.search(row.label)
             if match is None or balance_date(row.label):
@@ -444,17 +454,18 @@ class TableMapper:
             if match:  # the total row is all ranges together: no range of its own
                 price_range = f"{match.group(1).replace(',', '')}-{match.group(2).replace(',', '')}"
                 limits = classify_chunk(row.label, row.label_start).numbers  # the two prices, with their spans
-                for concept, number in zip(PRICE_RANGE_LIMITS, limits):
-                    self._line(concept, row, award, price_range, amount(number, "USD/share", instant))
+                for limit, number in zip(PRICE_RANGE_LIMITS, limits):
+                    self._line(limit, row, award, price_range, amount(number, "USD/share", instant))
             for column, cell, basis in zip(table.columns, row.cells, bases):
-                concept = PRICE_RANGE_CONCEPTS.get((basis, column.kind or ""))
+                column_kind = column.kind or ""
+                concept = PRICE_RANGE_CONCEPTS.get((basis, column_kind))
                 if concept and not cell.empty:
                     scale = _scale_of(table, column)
-                    unit = COLUMN_UNITS[column.kind]
+                    unit = COLUMN_UNITS[column_kind]
                     self._line(concept, row, award, price_range, amount(cell.numbers[0], unit, instant, scale))
         return True
 
-    def _line(self, concept: str, row: Row, award: str, price_range: str | None, value) -> None:
+    def _line(self, concept: str, row: Row, award: AwardType, price_range: str | None, value: Amount) -> None:
         self.note.line_items.append(
             LineItem(concept=concept, label=row.label, award=award, price_range=price_range, amount=value)
         )
@@ -515,7 +526,7 @@ class LeftoverMapper:
                 plan = column.header if by_plan else None
                 concept = rule.concept if rule else f"ext:{_camel(subject)}{_MEASURE_WORDS.get(column.kind or '', '')}"
                 scale = column.scale if column.scale is not None else self.mapper._row_scale(row, table)
-                bounds = ("min", "max") if cell.is_range else (None,)
+                bounds: tuple[Bound | None, ...] = ("min", "max") if cell.is_range else (None,)
                 for number, bound in zip(cell.numbers, bounds):
                     self.mapper.note.line_items.append(LineItem(
                         concept=concept, label=subject, award=award, bound=bound, plan=plan,
@@ -523,7 +534,7 @@ class LeftoverMapper:
                     ))
 
     @staticmethod
-    def _unit(rule, column: Column, cell: Cell) -> str:
+    def _unit(rule: LineItemRule | None, column: Column, cell: Cell) -> Unit:
         number = cell.numbers[0]
         if number.percent:
             return "pure"
@@ -535,7 +546,7 @@ class LeftoverMapper:
             return COLUMN_UNITS[column.kind]
         return "USD" if number.currency else "shares"
 
-    def _period(self, rule, table: Table, row: Row, column: Column, context_dates: list[date]) -> Period:
+    def _period(self, rule: LineItemRule | None, table: Table, row: Row, column: Column, context_dates: list[date]) -> Period:
         instant = rule is not None and rule.period == "instant"
         if column.year or column.end:
             if column.end is not None and column.months is None and (instant or rule is None):
