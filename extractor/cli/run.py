@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
+from types import TracebackType
 
 import typer
 from rich.console import Console
@@ -98,15 +99,17 @@ def run_command(
         review = open_queue(review_settings, must_exist=False)
     llm_run = batch_import is not None or (chosen is not BackendName.rules and batch_export is None)
     view = _QuietLog(llm_run) if quiet else _Bar(llm_run)
-    common = {"workers": workers, "max_bytes": max_bytes, "doc_timeout": doc_timeout, "retry_failed": retry_failed, "queue": review,
-              "qa_rate": review_settings.qa_rate if review is not None else 0.0, "on_update": view.update, "notify": _say,
-              "handle_signals": True}  # fmt: skip
+    rate = review_settings.qa_rate if review is not None else 0.0
     try:
         with view:
             if batch_import is not None:
-                outcome = import_batch(out, batch_import, **common)
+                outcome = import_batch(out, batch_import, retry_failed=retry_failed, workers=workers, max_bytes=max_bytes,
+                                       doc_timeout=doc_timeout, queue=review, qa_rate=rate, on_update=view.update,
+                                       notify=_say, handle_signals=True)  # fmt: skip
             else:
-                outcome = run(inputs, out, chosen, settings, concurrency=concurrency, batch_export=batch_export, **common)
+                outcome = run(inputs, out, chosen, settings, workers=workers, concurrency=concurrency, max_bytes=max_bytes,
+                              doc_timeout=doc_timeout, retry_failed=retry_failed, queue=review, qa_rate=rate,
+                              batch_export=batch_export, on_update=view.update, notify=_say, handle_signals=True)  # fmt: skip
     except SummaryError as error:
         err.print(f"[red]error[/red]: {escape(str(error))}")
         raise typer.Exit(code=1) from error
@@ -158,8 +161,8 @@ class _Bar:
         self.progress.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(*exc)
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+        self.progress.__exit__(kind, error, trace)
 
     def update(self, tally: Tally) -> None:
         self.progress.update(self.task, total=tally.total, completed=tally.handled, pace=pace(tally, self.llm))
