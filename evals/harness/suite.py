@@ -27,6 +27,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from extractor.errors import ExtractorError
 from extractor.tomlfile import read_toml
 from extractor.validator import read_accepted
 from extractor.evals.harness.loose import TaggedFact, read_tagged
@@ -35,7 +36,7 @@ from extractor.schemas.facts import Fact
 MANIFEST = "suite.toml"
 
 
-class SuiteError(Exception):
+class SuiteError(ExtractorError):
     """A manifest that cannot be used; the message names the file and the entry."""
 
 
