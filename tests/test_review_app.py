@@ -197,6 +197,24 @@ def test_a_long_note_saves_with_its_whole_form(tmp_path):
     assert [e.field for e in queue.audit(item_id) if e.action == "corrected"] == [f"{first}.value"]
 
 
+def test_a_value_placed_by_a_fuzzy_quote_is_listed_first_and_marked(tmp_path):
+    """An LLM value whose quote matched only loosely is the first row, with a badge saying how it was placed."""
+    queue = Queue(tmp_path / "queue.sqlite")
+    document = load(SEED_000)
+    extraction = rules.extract(document)
+    last = value_fields(extraction.note)[-1]
+    last.amount.source.alignment = "fuzzy"
+    extraction.validation = validate(extraction, document)
+    item_id = queue.add(extraction, absolute_ref(str(SEED_000)), EntryReason.qa_sample, "test")
+    client, _ = signed_in(create_app(queue, ROOT), "alice", add_reviewer(queue, "alice"))
+    page = lxml.html.fromstring(client.get(f"/items/{item_id}").text)
+    rows = [row for row in page.iter("tr") if "value-row" in row.classes]
+    assert rows[0].get("data-path") == last.path and rows[0].get("id") == "row-1" and "shaky" in rows[0].classes
+    assert [badge.text_content() for badge in rows[0].iter("span") if badge.classes >= {"badge", "shaky"}] == ["fuzzy"]
+    assert not any("shaky" in row.classes for row in rows[1:])
+    assert page.get_element_by_id(rows[0].get("data-mark")).classes >= {"value", "shaky"}
+
+
 def test_guessing_a_token_is_refused_after_ten_failures(setup):
     _, _, tokens, app = setup
     client = TestClient(app, base_url=SERVER, follow_redirects=False)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, TypeAdapter
 
+from extractor.errors import ExtractorError
 from extractor.evals.harness.outcomes import FactOutcome
 from extractor.evals.harness.runner import DocumentResult, EvalRun
 
@@ -51,7 +52,7 @@ CREATE INDEX IF NOT EXISTS outcomes_run ON outcomes(run_id);
 _DOCUMENTS = TypeAdapter(list[DocumentResult])
 
 
-class StoreError(Exception):
+class StoreError(ExtractorError):
     """The run store cannot be opened or has no such run."""
 
 

@@ -38,13 +38,14 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from extractor.errors import ExtractorError
 from extractor.loaders import load
 
 Fact = dict[str, Any]
 Key = tuple[str, str, tuple[tuple[str, str], ...]]
 
 
-class RelocationError(Exception):
+class RelocationError(ExtractorError):
     """A fact's printed text could not be found where the rendering should print it."""
 
 

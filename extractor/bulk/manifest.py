@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from extractor.bulk.sources import MEMBER, ref_of
+from extractor.errors import ExtractorError
 
 
 class Status(str, Enum):
@@ -42,7 +43,7 @@ class Status(str, Enum):
         return self in (Status.done, Status.review, Status.failed)
 
 
-class ManifestError(Exception):
+class ManifestError(ExtractorError):
     """The output folder cannot be used: another run's settings, edited outputs, a locked database."""
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from extractor.backends.llm import LLMBackend, Spans
 from extractor.document import Document
+from extractor.errors import ExtractorError
 from extractor.llm.cassettes import CassetteMiss, request_key
 
 ENDPOINT = "/v1/chat/completions"
@@ -76,7 +77,7 @@ def request_line(body: bytes) -> str:
     return json.dumps({"custom_id": request_key(body), "method": "POST", "url": ENDPOINT, "body": payload}, ensure_ascii=False) + "\n"
 
 
-class BatchError(Exception):
+class BatchError(ExtractorError):
     """A results file that cannot be read; the message names the file and line."""
 
 

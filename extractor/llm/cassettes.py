@@ -14,6 +14,8 @@ import tempfile
 from enum import Enum
 from pathlib import Path
 
+from extractor.errors import ExtractorError
+
 
 class CacheMode(str, Enum):
     off = "off"
@@ -21,7 +23,7 @@ class CacheMode(str, Enum):
     replay = "replay"
 
 
-class CassetteMiss(Exception):
+class CassetteMiss(ExtractorError):
     """Replay-only mode met a request that was never recorded."""
 
 

@@ -17,6 +17,7 @@ import instructor
 from instructor.core import InstructorRetryException
 import openai
 
+from extractor.errors import ExtractorError
 from extractor.llm.cassettes import Cassettes, CacheMode, CassetteMiss
 from extractor.llm.config import LLMConfig, StructuredMode
 from extractor.llm.limits import RateLimiter
@@ -33,7 +34,7 @@ logging.getLogger("instructor").addHandler(logging.NullHandler())  # its errors 
 KEYLESS = "no-key"  # local servers (vLLM, Ollama, llama.cpp) ignore the key, but openai requires one
 
 
-class LLMError(Exception):
+class LLMError(ExtractorError):
     """One document's LLM extraction failed; the others can go on. `usage` counts the calls it made."""
 
     usage: Usage | None = None

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 
+from extractor.errors import ExtractorError
 from extractor.llm.cassettes import CacheMode
 from extractor.llm.usage import Price
 from extractor.tomlfile import read_toml
@@ -73,7 +74,7 @@ class LLMConfig(BaseModel):
         return self.prices.get(self.model)
 
 
-class ConfigError(Exception):
+class ConfigError(ExtractorError):
     """A config file or setting that cannot be used; the message says which and why."""
 
 

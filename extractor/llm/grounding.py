@@ -2,22 +2,26 @@
 
 Alignment tries, in order: the rebuilt table row named by a 'label | cell' quote, the exact quote,
 the quote after normalizing case, spaces, dashes and quote marks, then a fuzzy match of the quote's
-words around each place the number is printed. A value whose quote cannot be placed keeps no span,
-so the validator reports it (grounding.missing) instead of it passing as trusted.
+words around each place the number is printed. The method that placed a quote stays on the value's
+span (`SourceSpan.alignment`), so review can put the shaky ones (normalized, fuzzy) first. A value whose
+quote cannot be placed keeps no span, so the validator reports it (grounding.missing) instead of it
+passing as trusted.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal
 
 from extractor.document import Document
 from extractor.numbers import apply_scale, months_after, parse_number, parse_word_number
 from extractor.llm.response_model import QuotedAmount
 from extractor.tables import Table
-from extractor.schemas.values import Amount, SourceSpan, printed_unit
+from extractor.schemas.values import AlignmentMethod, Amount, SourceSpan, printed_unit
 
 _FOLD = str.maketrans({"\u00a0": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-"})
 _DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
@@ -25,6 +29,7 @@ _WORDS = re.compile(r"[a-z]+|\d[\d,.]*")
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"\s*\$?\s*\(?\s*[\d.,]*\d\s*\)?\s*%?")
 FUZZY_MIN = 0.75  # share of the quote's words found around the number
+Finder = Callable[[str, list[tuple[int, int]]], tuple[int, int] | None]  # (quote, places) -> the place it points at
 
 
 @dataclass(frozen=True)
@@ -52,8 +57,8 @@ class Printed:
 
 @dataclass(frozen=True)
 class Alignment:
-    span: SourceSpan | None
-    method: str  # table, exact, normalized, fuzzy, or unaligned
+    span: SourceSpan | None  # its `alignment` is `method` when placed
+    method: AlignmentMethod | Literal["unaligned"]
     why: str = ""
 
 
@@ -109,12 +114,15 @@ class Aligner:
         if not places:
             return Alignment(None, "unaligned", f"the number '{_show(printed)}' is printed nowhere in the document")
         nearby = [p for p in places if within and within[0] <= p[0] < within[1]]
+        finders: tuple[tuple[AlignmentMethod, Finder], ...] = (
+            ("table", self._in_table), ("exact", self._exact), ("normalized", self._normalized), ("fuzzy", self._fuzzy)
+        )
         for candidates in (nearby, places) if nearby else (places,):
-            for method, finder in (("table", self._in_table), ("exact", self._exact), ("normalized", self._normalized), ("fuzzy", self._fuzzy)):
+            for method, finder in finders:
                 found = finder(quote, candidates)
                 if found is not None:
                     start, end = found
-                    return Alignment(SourceSpan(start=start, end=end, text=self.text[start:end]), method)
+                    return Alignment(SourceSpan(start=start, end=end, text=self.text[start:end], alignment=method), method)
         return Alignment(None, "unaligned", f"the quote '{quote}' is not in the document")
 
     def _places(self, printed: Printed) -> list[tuple[int, int]]:

@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
+from extractor.errors import ExtractorError
 from extractor.tomlfile import read_toml
 
 # Shipped as package data (the repository's prompts/ folder is the package extractor.prompts), so an
@@ -69,7 +70,7 @@ class Prompt:
         ]
 
 
-class PromptError(Exception):
+class PromptError(ExtractorError):
     """A prompt file that is missing or malformed; the message names the file."""
 
 

@@ -27,6 +27,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
+from extractor.errors import ExtractorError
 from extractor.extraction import Extraction
 from extractor.queue.facts import added_line_item, number_span, typed_date, typed_number
 from extractor.queue.store import Change
@@ -41,7 +42,7 @@ PERIOD_PARTS = ("instant", "start", "end")
 _STEP_RE = re.compile(r"([a-z_]+)(?:\[(\d+)\])?")
 
 
-class EditError(ValueError):
+class EditError(ExtractorError, ValueError):
     """Corrections that cannot be applied; the message lists each field and why."""
 
 

@@ -18,6 +18,7 @@ from enum import Enum
 from functools import cached_property
 from pathlib import Path
 
+from extractor.errors import ExtractorError
 from extractor.extraction import Extraction
 from extractor.validator import Finding
 
@@ -39,7 +40,7 @@ class EntryReason(str, Enum):
     qa_sample = "qa_sample"  # passed, sampled for quality checks
 
 
-class QueueError(Exception):
+class QueueError(ExtractorError):
     """An operation the queue refuses; the message says why and what to do."""
 
 
@@ -47,10 +48,11 @@ class Conflict(QueueError):
     """Someone else holds the claim or saved a newer version: nothing was changed."""
 
 
-class QueueFileError(sqlite3.DatabaseError):
+class QueueFileError(ExtractorError, sqlite3.DatabaseError):
     """The queue file is damaged or is not a queue; the message names it. Not a QueueError, which
     refuses one operation, since no other operation would fare better; a DatabaseError, so what
-    stops on database errors (a bulk run's writer) stops on this one too."""
+    stops on database errors (a bulk run's writer) stops on this one too; an ExtractorError like
+    every error the library raises."""
 
 
 @dataclass(frozen=True)

@@ -120,6 +120,7 @@ class SecurityHeaders:
         await self.app(scope, receive, send_secured)
 
 
+# BodyTooLarge, TooSlow, NotSignedIn, BadCsrf steer this app's own responses and never leave it: not ExtractorErrors.
 class BodyTooLarge(Exception):
     pass
 

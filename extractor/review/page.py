@@ -10,6 +10,8 @@ selection in the pane names a span of the document text.
 A value is painted red only when a finding blames it: a finding about at most `BLAME_LIMIT` values
 (a misread number, two values that disagree). A relation over a whole table (a roll-forward that
 does not add up) involves every row without saying which is wrong: its values are outlined, not red.
+A value whose LLM quote was placed only by a folded or fuzzy match (`SourceSpan.shaky`) is marked
+shaky and listed first, its group first: its span may not be the number the model meant.
 
 A whole 60 MB filing would make a page of hundreds of megabytes that no browser shows usefully:
 past `SOURCE_CHARS` the source pane holds only the text around the marked values (`CONTEXT_CHARS`
@@ -58,6 +60,12 @@ class Row:
     @property
     def flagged(self) -> bool:
         return self.blamed
+
+    @property
+    def shaky(self) -> str | None:
+        """How the quote was loosely placed ('normalized', 'fuzzy'), None when it was placed surely or by offsets."""
+        source = self.field.amount.source
+        return source.alignment if source is not None and source.shaky else None
 
     @property
     def span(self) -> str:
@@ -120,7 +128,7 @@ class Block:
 
 def item_view(extraction: Extraction, text: str | None) -> ItemView:
     """The page's parts; `text` None when the document cannot be read (values still shown)."""
-    fields = value_fields(extraction.note)
+    fields = _check_first(value_fields(extraction.note))
     marks = _mark_ids(fields, text)
     rows = [Row(n, f, _label(extraction, f), marks.get((f.amount.source.start, f.amount.source.end)) if f.amount.source else None)
             for n, f in enumerate(fields, start=1)]  # fmt: skip
@@ -141,7 +149,7 @@ def item_view(extraction: Extraction, text: str | None) -> ItemView:
         shown.append(Shown(finding, involved, numbers, blames))
     groups: dict[str, Group] = {}
     for row in rows:
-        key = row.field.owner or str(path_steps(row.path)[0])
+        key = _group_key(row.field)
         if key not in groups:
             groups[key] = Group(key, _group_title(extraction, key), _owner_award(extraction, row.field))
         groups[key].rows.append(row)
@@ -150,6 +158,24 @@ def item_view(extraction: Extraction, text: str | None) -> ItemView:
         missed_marks = _missed_marks(missed, marks, len(text))
         source = _render(text, blocks, _spans(rows, marks, missed_marks))
     return ItemView(list(groups.values()), shown, missed, source)
+
+
+def _group_key(value: ValueField) -> str:
+    """The group a value is listed in: the object holding its award type, else the part of the note."""
+    return value.owner or str(path_steps(value.path)[0])
+
+
+def _check_first(fields: list[ValueField]) -> list[ValueField]:
+    """The values in list order, so row numbers follow it: groups holding a shaky value first, shaky
+    values first in their group, otherwise the note's order (a note without LLM quotes is unchanged)."""
+    def shaky(value: ValueField) -> bool:
+        return value.amount.source is not None and value.amount.source.shaky
+
+    first: dict[str, int] = {}
+    for index, value in enumerate(fields):
+        first.setdefault(_group_key(value), index)
+    loose = {_group_key(value) for value in fields if shaky(value)}
+    return sorted(fields, key=lambda value: (_group_key(value) not in loose, first[_group_key(value)], not shaky(value)))  # stable
 
 
 def _label(extraction: Extraction, value: ValueField) -> str:
@@ -255,9 +281,12 @@ def _spans(rows: list[Row], marks: dict[tuple[int, int], str], missed: dict[tupl
     paths: dict[str, list[str]] = {}
     flagged: set[str] = set()
     involved: set[str] = set()
+    shaky: set[str] = set()
     for row in rows:
         if row.mark:
             paths.setdefault(row.mark, []).append(row.path)
+            if row.shaky:
+                shaky.add(row.mark)
             if row.blamed:
                 flagged.add(row.mark)
             elif row.findings:
@@ -265,6 +294,7 @@ def _spans(rows: list[Row], marks: dict[tuple[int, int], str], missed: dict[tupl
     out = []
     for (start, end), mark in marks.items():
         css = "value flagged" if mark in flagged else ("value involved" if mark in involved else "value")
+        css += " shaky" if mark in shaky else ""
         out.append((start, end, f'<mark id="{mark}" class="{css}" data-at="{start}" data-paths="{escape(" ".join(paths.get(mark, [])))}">'))
     for (start, end), item in missed.items():
         n, period = item.number, item.period

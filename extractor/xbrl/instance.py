@@ -12,6 +12,7 @@ from typing import Literal
 
 from lxml import etree
 
+from extractor.errors import ExtractorError
 from extractor.schemas.values import Period, Unit
 
 IX_NAMESPACES = ("http://www.xbrl.org/2013/inlineXBRL", "http://www.xbrl.org/2008/inlineXBRL")
@@ -21,7 +22,7 @@ XSI_NIL = "{http://www.w3.org/2001/XMLSchema-instance}nil"
 ISO4217 = "http://www.xbrl.org/2003/iso4217"
 
 
-class XbrlError(Exception):
+class XbrlError(ExtractorError):
     """A file that cannot be read as XBRL; the message names the file and the problem."""
 
     def __init__(self, path: str | Path, reason: str) -> None:
