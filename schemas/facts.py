@@ -29,8 +29,8 @@ class Fact(BaseModel):
         number: int | float = int(value) if value == value.to_integral_value() else float(value)
         period = {k: v.isoformat() for k, v in self.period.model_dump().items() if v is not None}
         out: dict[str, Any] = {"concept": self.concept, "value": number, "unit": self.unit, "period": period, "dims": self.dims}
-        if self.source is not None:
-            out["source"] = self.source.model_dump()
+        if self.source is not None:  # the facts format's source is start, end and text (an LLM quote's alignment stays in the extraction)
+            out["source"] = {"start": self.source.start, "end": self.source.end, "text": self.source.text}
         return out
 
     def to_json(self) -> str:

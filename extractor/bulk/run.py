@@ -30,6 +30,7 @@ from extractor.bulk.sources import Source, count, discover, source_of
 from extractor.bulk.summary import summarize, write_summary
 from extractor.bulk.work import DOC_TIMEOUT, BatchResults, Step
 from extractor.code_version import code_version
+from extractor.errors import ExtractorError
 from extractor.llm.batch import index_results
 from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
@@ -43,7 +44,7 @@ Notify = Callable[[str], None]  # a note for the person running it ("12 document
 BATCH_SETTINGS = ("model", "temperature", "mode", "max_chars", "overlap_chars", "prices")  # what shapes a request, and its cost
 
 
-class RunError(Exception):
+class RunError(ExtractorError):
     """A run that cannot start as asked (the folder is a file, holds another run, exports differ); nothing was changed."""
 
 

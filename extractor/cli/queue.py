@@ -120,10 +120,12 @@ def show_command(
         shown = Table(title="values (paths for queue edit --delete / --span / --set)", title_justify="left")
         for column in ("path", "value", "unit", "period end", "span", "printed"):
             shown.add_column(column, overflow="fold")
-        for value in value_fields(item.extraction.note):
+        listed = value_fields(item.extraction.note)
+        for value in sorted(listed, key=lambda v: not (v.amount.source and v.amount.source.shaky)):  # shaky quotes first, as in review
             source = value.amount.source
+            printed = escape(source.text) + (f" (quote matched {source.alignment}: check)" if source.shaky else "") if source else ""
             shown.add_row(escape(value.path), format(value.amount.value, "f"), value.amount.unit, value.fact.period.end_date.isoformat(),
-                          f"{source.start}:{source.end}" if source else "", escape(source.text) if source else "")  # fmt: skip
+                          f"{source.start}:{source.end}" if source else "", printed)  # fmt: skip
         console.print(shown)
     table = Table(title="audit log", title_justify="left")
     for column in ("when", "who", "action", "version", "field", "from", "to", "note"):

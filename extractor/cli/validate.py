@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from extractor.cli.common import ACCEPT_HELP, accepted_findings, err, iter_inputs, print_findings
 from extractor.document import Document, LoadError
+from extractor.errors import ExtractorError
 from extractor.extraction import Extraction
 from extractor.findings import Validation
 from extractor.loaders import load
@@ -27,7 +28,7 @@ class ReportFormat(str, Enum):
     json = "json"
 
 
-class InputError(Exception):
+class InputError(ExtractorError):
     """A file `validate` cannot read as extractions or facts; the message names the file and line."""
 
 
