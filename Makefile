@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test typecheck test-local-llm eval-local local-model bench bench-bulk eval browser review clean
+.PHONY: demo test lint typecheck test-local-llm eval-local local-model bench bench-bulk eval browser review clean
 
 $(BIN)/extractor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,13 @@ demo: $(BIN)/extractor
 	$(BIN)/extractor eval evals/suites/heterogeneous
 
 ## test: type-check, then run the test suite (installs Debian's chromium for the report's browser test when run as root)
-test: $(BIN)/extractor browser typecheck
+test: $(BIN)/extractor browser lint typecheck
 	$(BIN)/python -m pytest -q -m "not local_llm"
+
+## lint: ruff's checks and its formatter (check only) over the whole tree (settings in pyproject.toml)
+lint: $(BIN)/extractor
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 ## typecheck: mypy on the whole package as it installs (extractor + schemas/, prompts/, evals/ mapped under it);
 ##       tools/typecheck.py stages that layout and reports errors by repository path

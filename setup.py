@@ -8,7 +8,12 @@ extractor.evals). setuptools' package-dir mapping does this for wheels and edita
 
 from setuptools import find_packages, setup
 
-FOLDERS = {"extractor": "extractor", "extractor.schemas": "schemas", "extractor.prompts": "prompts", "extractor.evals": "evals"}
+FOLDERS = {
+    "extractor": "extractor",
+    "extractor.schemas": "schemas",
+    "extractor.prompts": "prompts",
+    "extractor.evals": "evals",
+}
 
 
 def packages() -> list[str]:

@@ -30,16 +30,18 @@ from typing import Any
 
 from extractor.errors import ExtractorError
 from extractor.evals.harness.loose import visible
-from extractor.xbrl.mapping import award_of_member
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
+from extractor.xbrl.mapping import award_of_member
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT / ".." / "shared" / "corpus" / "real"
 DEFAULT_OUT = ROOT / "evals" / "suites" / "real"
 UNITS = {"duration": "years", "USD": "USD", "shares": "shares", "USD/share": "USD/share", "pure": "pure"}
-_OPTION_HEADS = ("ShareBasedCompensationArrangementByShareBasedPaymentAwardOptions",
-                 "ShareBasedCompensationArrangementsByShareBasedPaymentAwardOptions")
+_OPTION_HEADS = (
+    "ShareBasedCompensationArrangementByShareBasedPaymentAwardOptions",
+    "ShareBasedCompensationArrangementsByShareBasedPaymentAwardOptions",
+)
 
 
 class BuildError(ExtractorError):
@@ -62,8 +64,10 @@ def our_dims(concept: str, dims: dict[str, str]) -> dict[str, str]:
     """The filer's axes as our dims: award (AwardType, then PlanName, then any *award* axis, by
     extractor.xbrl.mapping.award_of_member), line_item, bound; other axes have no key of ours."""
     out: dict[str, str] = {}
-    award_axes = sorted((a for a in dims if a == "AwardTypeAxis" or a == "PlanNameAxis" or "award" in a.lower()),
-                        key=lambda a: (a != "AwardTypeAxis", a != "PlanNameAxis"))
+    award_axes = sorted(
+        (a for a in dims if a == "AwardTypeAxis" or a == "PlanNameAxis" or "award" in a.lower()),
+        key=lambda a: (a != "AwardTypeAxis", a != "PlanNameAxis"),
+    )
     awards = [award_of_member(dims[a]) for a in award_axes]
     award = next((a for a in awards if a != "other"), "other" if "AwardTypeAxis" in dims else None)
     if award is None and concept.startswith(_OPTION_HEADS):
@@ -83,8 +87,13 @@ def to_fact(item: dict[str, Any]) -> Fact | None:
     if unit is None:
         return None
     value = item["value"]
-    return Fact(concept=item["concept"], value=value if isinstance(value, Decimal) else Decimal(value), unit=unit,  # type: ignore[arg-type]
-                period=Period.model_validate(item["period"]), dims=our_dims(item["concept"], item.get("dims") or {}))
+    return Fact(
+        concept=item["concept"],
+        value=value if isinstance(value, Decimal) else Decimal(value),
+        unit=unit,  # type: ignore[arg-type]
+        period=Period.model_validate(item["period"]),
+        dims=our_dims(item["concept"], item.get("dims") or {}),
+    )
 
 
 @dataclass
@@ -128,27 +137,36 @@ def build_gold_filing(corpus: Path, out: Path, entry: dict[str, Any], built: Bui
     tagged = plain + (_read_json(extension) if extension.exists() else [])
     (out / "tagged" / f"{fid}.json").write_text(_dump(tagged), encoding="utf-8")
     paths = ", ".join(entry.get("source_paths", []))
-    built.documents.append({
-        "id": fid, "path": f"documents/{fid}.html", "gold": f"gold/{fid}.facts.jsonl",
-        "xbrl_gold": f"gold/{fid}.xbrl.json", "tagged": f"tagged/{fid}.json",
-        "format": f"{entry.get('source_kind', 'html')}-note-html",
-        "source": f"{entry.get('company')} {entry.get('form')} period ending {entry.get('period_end')};"
-                  f" {entry.get('repo')}@{entry.get('commit')}:{paths}",
-        "tags": ["real", str(entry.get("source_kind", ""))],
-    })
+    built.documents.append(
+        {
+            "id": fid,
+            "path": f"documents/{fid}.html",
+            "gold": f"gold/{fid}.facts.jsonl",
+            "xbrl_gold": f"gold/{fid}.xbrl.json",
+            "tagged": f"tagged/{fid}.json",
+            "format": f"{entry.get('source_kind', 'html')}-note-html",
+            "source": f"{entry.get('company')} {entry.get('form')} period ending {entry.get('period_end')};"
+            f" {entry.get('repo')}@{entry.get('commit')}:{paths}",
+            "tags": ["real", str(entry.get("source_kind", ""))],
+        }
+    )
 
 
 def build_robustness(corpus: Path, out: Path, entry: dict[str, Any], built: Built) -> None:
     fid = str(entry["id"])
     raw = (corpus / "nogold" / fid / "section.html").read_text(encoding="utf-8", errors="replace")
     (out / "documents" / f"{fid}.html").write_text(strip_ix(raw), encoding="utf-8")
-    built.documents.append({
-        "id": fid, "path": f"documents/{fid}.html", "robustness": True,
-        "format": "plain-text-filing" if entry.get("plain_text") else "html-note",
-        "source": f"{entry.get('company')} {entry.get('form')} {entry.get('period')};"
-                  f" {entry.get('repo')}@{entry.get('commit')}:{entry.get('source_path')}",
-        "tags": ["real", "nogold"],
-    })
+    built.documents.append(
+        {
+            "id": fid,
+            "path": f"documents/{fid}.html",
+            "robustness": True,
+            "format": "plain-text-filing" if entry.get("plain_text") else "html-note",
+            "source": f"{entry.get('company')} {entry.get('form')} {entry.get('period')};"
+            f" {entry.get('repo')}@{entry.get('commit')}:{entry.get('source_path')}",
+            "tags": ["real", "nogold"],
+        }
+    )
 
 
 def _toml_value(value: Any) -> str:
@@ -158,9 +176,14 @@ def _toml_value(value: Any) -> str:
 
 
 def suite_toml(built: Built) -> str:
-    lines = ['[suite]', 'name = "real"', 'description = """Real 10-K/10-Q stock-compensation notes (shared/corpus/real) with',
-             'inline XBRL stripped; gold is the filers\' own XBRL facts a reader of the note can see. Built by',
-             'python -m extractor.evals.build_real_suite; scored strictly and loosely (value, period end, award)."""', '']
+    lines = [
+        "[suite]",
+        'name = "real"',
+        'description = """Real 10-K/10-Q stock-compensation notes (shared/corpus/real) with',
+        "inline XBRL stripped; gold is the filers' own XBRL facts a reader of the note can see. Built by",
+        'python -m extractor.evals.build_real_suite; scored strictly and loosely (value, period end, award)."""',
+        "",
+    ]
     for document in built.documents:
         lines.append("[[documents]]")
         lines += [f"{key} = {_toml_value(value)}" for key, value in document.items()]
@@ -169,11 +192,16 @@ def suite_toml(built: Built) -> str:
 
 
 def readme(gold_entries: list[dict[str, Any]], nogold: list[dict[str, Any]], built: Built) -> str:
-    rows = [f"| {e['id']} | {e.get('company')} | {e.get('form')} | {e.get('period_end')} | {e.get('source_kind')} |"
-            f" `{e.get('repo')}@{e.get('commit')}` | {', '.join(f'`{p}`' for p in e.get('source_paths', []))} |"
-            for e in gold_entries]
-    robust = [f"| {e['id']} | {e.get('company')} | {e.get('form')} | {e.get('period')} | `{e.get('repo')}@{e.get('commit')}` |"
-              f" `{e.get('source_path')}` |" for e in nogold]
+    rows = [
+        f"| {e['id']} | {e.get('company')} | {e.get('form')} | {e.get('period_end')} | {e.get('source_kind')} |"
+        f" `{e.get('repo')}@{e.get('commit')}` | {', '.join(f'`{p}`' for p in e.get('source_paths', []))} |"
+        for e in gold_entries
+    ]
+    robust = [
+        f"| {e['id']} | {e.get('company')} | {e.get('form')} | {e.get('period')} | `{e.get('repo')}@{e.get('commit')}` |"
+        f" `{e.get('source_path')}` |"
+        for e in nogold
+    ]
     skipped = ", ".join(f"{unit}: {n}" for unit, n in sorted(built.skipped_units.items())) or "none"
     return f"""# Real filings suite
 
@@ -224,7 +252,9 @@ def build(corpus: Path, out: Path) -> Built:
     """Write the suite to `out` (its generated files are replaced; anything else is left alone)."""
     if not (corpus / "manifest.json").is_file():
         raise BuildError(f"{corpus}: no real-filing corpus here (manifest.json missing); pass --corpus PATH")
-    gold_entries = [e for e in _read_json(corpus / "manifest.json") if (corpus / str(e["id"]) / "gold_facts.json").is_file()]
+    gold_entries = [
+        e for e in _read_json(corpus / "manifest.json") if (corpus / str(e["id"]) / "gold_facts.json").is_file()
+    ]
     nogold_manifest = corpus / "nogold" / "manifest.json"
     nogold = _read_json(nogold_manifest) if nogold_manifest.is_file() else []
     for sub in ("documents", "gold", "tagged"):
@@ -243,8 +273,12 @@ def build(corpus: Path, out: Path) -> Built:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m extractor.evals.build_real_suite", description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the corpus folder (default: ../shared/corpus/real)")
+    parser = argparse.ArgumentParser(
+        prog="python -m extractor.evals.build_real_suite", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--corpus", type=Path, default=DEFAULT_CORPUS, help="the corpus folder (default: ../shared/corpus/real)"
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the suite folder (default: evals/suites/real)")
     args = parser.parse_args(argv)
     try:
@@ -254,8 +288,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     robust = sum(bool(d.get("robustness")) for d in built.documents)
     skipped = sum(built.skipped_units.values())
-    print(f"wrote {args.out}: {len(built.documents) - robust} gold documents ({built.gold} gold facts,"
-          f" {skipped} skipped for their unit), {robust} robustness documents")
+    print(
+        f"wrote {args.out}: {len(built.documents) - robust} gold documents ({built.gold} gold facts,"
+        f" {skipped} skipped for their unit), {robust} robustness documents"
+    )
     return 0
 
 

@@ -19,9 +19,9 @@ import sys
 import time
 from pathlib import Path
 
+from extractor.backends.rules import extract
 from extractor.evals.build_real_suite import strip_ix
 from extractor.evals.harness.loose import LooseCounts, loose_score, read_tagged
-from extractor.backends.rules import extract
 from extractor.loaders import LoadError, NoNoteFound, load_text
 from extractor.schemas.concepts import to_facts
 
@@ -46,20 +46,26 @@ def _score(html: str, fid: str, path: str) -> tuple[LooseCounts, float, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus" / "real", help="the real-filing corpus")
+    parser.add_argument(
+        "--corpus", type=Path, default=ROOT.parent / "shared" / "corpus" / "real", help="the real-filing corpus"
+    )
     args = parser.parse_args(argv)
     filings = sorted(p.parent for p in args.corpus.glob("*/filing.html") if (p.parent / "gold_facts.json").exists())
     if not filings:
         print(f"no whole filings under {args.corpus}", file=sys.stderr)
         return 2
-    print("| filing | note read | loose recall (note / whole) | tag-backed precision (note / whole) | facts (note / whole) | seconds (whole) |")
+    print(
+        "| filing | note read | loose recall (note / whole) | tag-backed precision (note / whole) | facts (note / whole) | seconds (whole) |"
+    )
     print("| --- | --- | ---: | ---: | ---: | ---: |")
     bad: list[str] = []
     total_note, total_whole = LooseCounts(), LooseCounts()
     for folder in filings:
         fid = folder.name
         note, _, _ = _score(strip_ix((folder / "section.html").read_text(encoding="utf-8")), fid, f"{fid}/section.html")
-        whole, seconds, heading = _score(strip_ix((folder / "filing.html").read_text(encoding="utf-8")), fid, f"{fid}/filing.html")
+        whole, seconds, heading = _score(
+            strip_ix((folder / "filing.html").read_text(encoding="utf-8")), fid, f"{fid}/filing.html"
+        )
         total_note.add(note)
         total_whole.add(whole)
         print(
@@ -75,14 +81,20 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for folder in sorted(p.parent for p in args.corpus.glob("negatives/*/filing.html")):
         try:
-            document = load_text(strip_ix((folder / "filing.html").read_text(encoding="utf-8")), path=f"negatives/{folder.name}", doc_id=folder.name)
+            document = load_text(
+                strip_ix((folder / "filing.html").read_text(encoding="utf-8")),
+                path=f"negatives/{folder.name}",
+                doc_id=folder.name,
+            )
         except NoNoteFound as refused:
             print(f"- negatives/{folder.name}: refused, {refused.reason.split(':')[0]}")
             continue
         except LoadError as error:
             print(f"- negatives/{folder.name}: unreadable ({error.reason})")
         else:
-            print(f"- negatives/{folder.name}: read {document.note.heading if document.note else 'whole'}: WRONG, it has no such note")
+            print(
+                f"- negatives/{folder.name}: read {document.note.heading if document.note else 'whole'}: WRONG, it has no such note"
+            )
         bad.append(f"negatives/{folder.name}")
     if bad:
         print(f"\nmissed the bar: {', '.join(bad)}", file=sys.stderr)

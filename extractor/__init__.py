@@ -39,14 +39,20 @@ _EXPORTS = {
 
 __all__ = ["__version__", *_EXPORTS]
 
-if TYPE_CHECKING:
-    from extractor.api import evaluate, extract, extract_many, run, validate
-    from extractor.attempt import Attempt
-    from extractor.document import Document, LoadError
-    from extractor.errors import ExtractorError
-    from extractor.extraction import Extraction
-    from extractor.findings import Finding, Validation
-    from extractor.llm.config import LLMConfig
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
+    from extractor.api import evaluate as evaluate
+    from extractor.api import extract as extract
+    from extractor.api import extract_many as extract_many
+    from extractor.api import run as run
+    from extractor.api import validate as validate
+    from extractor.attempt import Attempt as Attempt
+    from extractor.document import Document as Document
+    from extractor.document import LoadError as LoadError
+    from extractor.errors import ExtractorError as ExtractorError
+    from extractor.extraction import Extraction as Extraction
+    from extractor.findings import Finding as Finding
+    from extractor.findings import Validation as Validation
+    from extractor.llm.config import LLMConfig as LLMConfig
 
 
 def __getattr__(name: str) -> Any:

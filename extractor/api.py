@@ -33,8 +33,14 @@ Source = str | os.PathLike[str] | Document
 _LOOKS_LIKE_A_FILE = (".txt", ".htm", ".html", ".xml", ".md")
 
 
-def extract(source: Source, backend: str = "rules", *, llm: LLMConfig | None = None, validate: bool = True,
-            accepted: Collection[str] = ()) -> Extraction:  # fmt: skip
+def extract(
+    source: Source,
+    backend: str = "rules",
+    *,
+    llm: LLMConfig | None = None,
+    validate: bool = True,
+    accepted: Collection[str] = (),
+) -> Extraction:
     """Extract one filing section: a path, a Document, or the section's text (HTML, R-page text, an EDGAR
     .txt submission or plain text; a string naming an existing file is read as that file). `backend`:
     rules (no LLM), llm or hybrid (both need `llm`). With `validate`, the validator's findings are on
@@ -43,8 +49,14 @@ def extract(source: Source, backend: str = "rules", *, llm: LLMConfig | None = N
     return extract_document(document, _backend(backend, llm), validate, accepted)
 
 
-def extract_many(sources: Iterable[str | os.PathLike[str]], backend: str = "rules", *, llm: LLMConfig | None = None,
-                 validate: bool = True, accepted: Collection[str] = ()) -> Iterator[Attempt]:  # fmt: skip
+def extract_many(
+    sources: Iterable[str | os.PathLike[str]],
+    backend: str = "rules",
+    *,
+    llm: LLMConfig | None = None,
+    validate: bool = True,
+    accepted: Collection[str] = (),
+) -> Iterator[Attempt]:
     """Extract files and folders (walked recursively, name order, hidden files skipped) one after another,
     in this process. Yields an Attempt per file: `.extraction`, or `.reason` when it could not be read or
     extracted; a bad file never stops the others (only an endpoint that cannot serve, EndpointError).
@@ -54,16 +66,32 @@ def extract_many(sources: Iterable[str | os.PathLike[str]], backend: str = "rule
         yield attempt(path, run_one, validate, accepted)
 
 
-def run(inputs: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], backend: str = "rules", *,
-        llm: LLMConfig | None = None, workers: int | None = None, queue: Queue | None = None, qa_rate: float = 0.0,
-        **options: Any) -> RunOutcome:  # fmt: skip
+def run(
+    inputs: Iterable[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    backend: str = "rules",
+    *,
+    llm: LLMConfig | None = None,
+    workers: int | None = None,
+    queue: Queue | None = None,
+    qa_rate: float = 0.0,
+    **options: Any,
+) -> RunOutcome:
     """A bulk run into the folder `out`, as `extractor run` does: worker processes, resumable, every
     document once; records.jsonl, facts.csv, facts.parquet, failures.jsonl, summary.json. Documents that
     fail validation enter `queue` when given. More options: extractor.bulk.run.run."""
     from extractor.bulk.run import run as bulk_run
 
-    return bulk_run([os.fspath(i) for i in inputs], Path(out), _backend_name(backend), _llm(backend, llm),
-                    workers=workers, queue=queue, qa_rate=qa_rate, **options)  # fmt: skip
+    return bulk_run(
+        [os.fspath(i) for i in inputs],
+        Path(out),
+        _backend_name(backend),
+        _llm(backend, llm),
+        workers=workers,
+        queue=queue,
+        qa_rate=qa_rate,
+        **options,
+    )
 
 
 def validate(extraction: Extraction, document: Source | None = None, *, accepted: Collection[str] = ()) -> Validation:
@@ -74,8 +102,14 @@ def validate(extraction: Extraction, document: Source | None = None, *, accepted
     return check(extraction, _document(document) if document is not None else None, accepted)
 
 
-def evaluate(suite: str | os.PathLike[str], backend: str = "rules", *, llm: LLMConfig | None = None,
-             store: str | os.PathLike[str] | None = None, label: str | None = None) -> EvalRun:  # fmt: skip
+def evaluate(
+    suite: str | os.PathLike[str],
+    backend: str = "rules",
+    *,
+    llm: LLMConfig | None = None,
+    store: str | os.PathLike[str] | None = None,
+    label: str | None = None,
+) -> EvalRun:
     """Score a backend on an eval suite (a folder with suite.toml) against its gold; `.metrics()` holds
     precision, recall and F1 by concept group, format and document. Stored in `store` when given."""
     from extractor.evals.harness.runner import run_suite
@@ -85,8 +119,14 @@ def evaluate(suite: str | os.PathLike[str], backend: str = "rules", *, llm: LLMC
     settings = _llm(backend, llm)
     chosen = _backend_name(backend)
     llm_used = chosen is not BackendName.rules
-    result = run_suite(load_suite(Path(suite)), extractor_for(chosen, settings), chosen.value,
-                       model=settings.model if llm_used else None, prompt_id=settings.prompt if llm_used else None, label=label)  # fmt: skip
+    result = run_suite(
+        load_suite(Path(suite)),
+        extractor_for(chosen, settings),
+        chosen.value,
+        model=settings.model if llm_used else None,
+        prompt_id=settings.prompt if llm_used else None,
+        label=label,
+    )
     if store is not None:
         RunStore(Path(store)).save(result)
     return result
@@ -120,7 +160,10 @@ def _document(source: Source) -> Document:
         return load(Path(os.fspath(source)))
     if "\n" not in source and len(source) < 4096 and os.path.isfile(source):
         return load(source)
-    if "\n" not in source and (source.lower().endswith(_LOOKS_LIKE_A_FILE) or os.sep in source) and " " not in source.strip():
+    if (
+        "\n" not in source
+        and (source.lower().endswith(_LOOKS_LIKE_A_FILE) or os.sep in source)
+        and " " not in source.strip()
+    ):
         raise LoadError(source, "no such file (to extract text, pass the text itself)")
     return load_text(source)
-

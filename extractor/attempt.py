@@ -36,8 +36,9 @@ class Attempt:
         return f"{self.path}: {self.reason}"
 
 
-def attempt(path: Path, extract: Callable[[Document], Extraction], validated: bool = False,
-            accepted: Collection[str] = ()) -> Attempt:  # fmt: skip
+def attempt(
+    path: Path, extract: Callable[[Document], Extraction], validated: bool = False, accepted: Collection[str] = ()
+) -> Attempt:
     """Load and extract one input, and validate the extraction against its document when `validated`
     (findings whose ids are in `accepted` set aside); raises only EndpointError."""
     try:
@@ -50,12 +51,16 @@ def attempt(path: Path, extract: Callable[[Document], Extraction], validated: bo
         raise
     except LLMError as error:
         return Attempt(path, document, reason=str(error), usage=error.usage)
-    except Exception as error:  # noqa: BLE001 - one document's bug must not lose the batch
+    except Exception as error:
         return Attempt(path, document, reason=INTERNAL_ERROR.format(error=repr(error)))
 
 
-def extract_document(document: Document, extract: Callable[[Document], Extraction], validated: bool = True,
-                     accepted: Collection[str] = ()) -> Extraction:  # fmt: skip
+def extract_document(
+    document: Document,
+    extract: Callable[[Document], Extraction],
+    validated: bool = True,
+    accepted: Collection[str] = (),
+) -> Extraction:
     """Extract a loaded document and, when `validated`, attach the validator's findings on it (those
     in `accepted` set aside): every caller gets extraction and validation the same way."""
     extraction = extract(document)

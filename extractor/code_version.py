@@ -12,7 +12,11 @@ from extractor import __version__
 
 # The code and data an extraction depends on (the eval harness is not one of them).
 PACKAGES = ("extractor", "extractor.schemas", "extractor.prompts")
-NOT_HASHED = ("evals", "schemas", "prompts")  # folders inside an installed extractor/ hashed on their own, or not at all
+NOT_HASHED = (
+    "evals",
+    "schemas",
+    "prompts",
+)  # folders inside an installed extractor/ hashed on their own, or not at all
 
 
 def code_version() -> str:
@@ -32,9 +36,18 @@ def code_version() -> str:
     parts = [__version__]
     checkout = _folder("extractor").parent
     try:
-        top = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=5)
-        if top.returncode == 0 and Path(top.stdout.strip()).resolve() == checkout.resolve():  # a checkout, not a venv inside one
-            commit = subprocess.run(["git", "-C", str(checkout), "describe", "--always", "--dirty"], capture_output=True, text=True, timeout=5)
+        top = subprocess.run(
+            ["git", "-C", str(checkout), "rev-parse", "--show-toplevel"], capture_output=True, text=True, timeout=5
+        )
+        if (
+            top.returncode == 0 and Path(top.stdout.strip()).resolve() == checkout.resolve()
+        ):  # a checkout, not a venv inside one
+            commit = subprocess.run(
+                ["git", "-C", str(checkout), "describe", "--always", "--dirty"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+            )
             if commit.returncode == 0 and commit.stdout.strip():
                 parts.append(commit.stdout.strip())
     except (OSError, subprocess.SubprocessError):

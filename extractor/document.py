@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from datetime import date
-
 from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -29,7 +28,9 @@ class NoteSpan(BaseModel):
 
     start: int
     end: int
-    heading: str | None = Field(default=None, description="The note's heading as printed, e.g. 'Note 18. Share-Based Payments'.")
+    heading: str | None = Field(
+        default=None, description="The note's heading as printed, e.g. 'Note 18. Share-Based Payments'."
+    )
     why: str = ""
 
 
@@ -42,9 +43,12 @@ class Document(BaseModel):
     text: str
     metadata: DocumentMetadata = Field(default_factory=DocumentMetadata)
     warnings: list[str] = Field(default_factory=list)
-    grids: list[TableGrid] = Field(default_factory=list, description="HTML tables as drawn, with cell spans into `text`.")
+    grids: list[TableGrid] = Field(
+        default_factory=list, description="HTML tables as drawn, with cell spans into `text`."
+    )
     note: NoteSpan | None = Field(
-        default=None, description="A whole filing's stock-compensation note: the only part any backend reads. None: the document is the note."
+        default=None,
+        description="A whole filing's stock-compensation note: the only part any backend reads. None: the document is the note.",
     )
     _derived: dict[str, tuple[str, Any, Any]] = PrivateAttr(default_factory=dict)
 

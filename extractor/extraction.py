@@ -8,8 +8,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from extractor.document import Document, NoteSpan
-from extractor.llm.usage import Usage
 from extractor.findings import Validation
+from extractor.llm.usage import Usage
 from extractor.schemas.facts import Fact
 from extractor.schemas.stock_compensation import StockCompensationNote
 
@@ -18,7 +18,9 @@ class AskedBlock(BaseModel):
     """A table or paragraph the hybrid backend sent to the LLM, and why: where a reviewer looks first."""
 
     kind: Literal["table", "paragraph"]
-    index: int = Field(ge=0, description="Its number among the note's tables, or paragraphs, from 0 (as in coverage findings).")
+    index: int = Field(
+        ge=0, description="Its number among the note's tables, or paragraphs, from 0 (as in coverage findings)."
+    )
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     reason: str = Field(description="'3 unexplained numbers: 557, 1,816, 157', 'error finding totals.sum', or both.")
@@ -45,7 +47,7 @@ class Filing(BaseModel):
     fiscal_period_end: date | None = None
 
     @classmethod
-    def of(cls, document: Document) -> "Filing":
+    def of(cls, document: Document) -> Filing:
         meta = document.metadata
         return cls(company=meta.company, cik=meta.cik, form=meta.form, fiscal_period_end=meta.fiscal_period_end)
 
@@ -57,7 +59,8 @@ class Extraction(BaseModel):
     note: StockCompensationNote
     provenance: Provenance
     section: NoteSpan | None = Field(
-        default=None, description="The note read in a whole filing (heading, character range); None: the document is the note."
+        default=None,
+        description="The note read in a whole filing (heading, character range); None: the document is the note.",
     )
     filing: Filing = Field(default_factory=Filing, description="The filer and period the document states, for joining.")
     tables_found: int = 0

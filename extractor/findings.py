@@ -28,7 +28,7 @@ class FactRef(BaseModel):
     source: SourceSpan | None = None
 
     @classmethod
-    def of(cls, path: str | None, fact: Fact) -> "FactRef":
+    def of(cls, path: str | None, fact: Fact) -> FactRef:
         return cls(
             path=path,
             concept=fact.concept,
@@ -52,7 +52,9 @@ class Unexplained(BaseModel):
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     text: str = Field(description="The number as printed.")
-    where: str = Field(description="Where a reader finds it: \"table 2, row 'Granted', column '2024'\" or \"sentence\".")
+    where: str = Field(
+        description="Where a reader finds it: \"table 2, row 'Granted', column '2024'\" or \"sentence\"."
+    )
     table: int | None = Field(default=None, description="Index of the rebuilt table holding it; None in prose.")
     row: str | None = Field(default=None, description="The row label of its table cell.")
     column: str | None = Field(default=None, description="The column header of its table cell.")
@@ -101,8 +103,9 @@ class Validation(BaseModel):
         default=False, description="Spans and scales were checked against the document text."
     )
     coverage: Decimal | None = Field(
-        default=None, description="Share of the numbers the note prints (tables, stock-compensation sentences) "
-                                  "that facts use or the coverage lexicon explains; None without the document."
+        default=None,
+        description="Share of the numbers the note prints (tables, stock-compensation sentences) "
+        "that facts use or the coverage lexicon explains; None without the document.",
     )
 
     @computed_field  # type: ignore[prop-decorator]

@@ -70,9 +70,23 @@ class LocalServer:
         return f"http://{self.host}:{self.port}/v1"
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", self.alias,
-                "--host", self.host, "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-                "--n_threads", str(self.threads or os.cpu_count() or 1)]  # fmt: skip
+        return [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model),
+            "--model_alias",
+            self.alias,
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.threads or os.cpu_count() or 1),
+        ]
 
     def start(self, ready_within: float = 120.0) -> LocalServer:
         """Start the server and return once /v1/models answers; LocalModelError with its last output if it dies."""
@@ -97,7 +111,9 @@ class LocalServer:
         while time.monotonic() < deadline:
             assert self.process is not None
             if self.process.poll() is not None:
-                raise LocalModelError(f"the server exited with status {self.process.returncode} before answering{self._tail()}")
+                raise LocalModelError(
+                    f"the server exited with status {self.process.returncode} before answering{self._tail()}"
+                )
             try:
                 if httpx2.get(f"{self.base_url}/models", timeout=2.0).status_code == 200:
                     return
@@ -130,5 +146,7 @@ class LocalServer:
     def __enter__(self) -> LocalServer:
         return self.start() if self.process is None else self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.stop()

@@ -90,7 +90,7 @@ def parse_number(text: str) -> ParsedNumber | None:
 
 
 def parse_word_number(word: str) -> Decimal | None:
-    """"ten" -> 10; digits pass through; None for anything else."""
+    """ "ten" -> 10; digits pass through; None for anything else."""
     word = word.strip().lower()
     if word in WORD_NUMBERS:
         return Decimal(WORD_NUMBERS[word])

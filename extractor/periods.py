@@ -51,11 +51,11 @@ class FiscalCalendar:
     weekday: int | None = None  # 52/53-week years: the year ends on the last such weekday of `month`
 
     @classmethod
-    def from_end(cls, fiscal_end: date) -> "FiscalCalendar":
+    def from_end(cls, fiscal_end: date) -> FiscalCalendar:
         return cls(fiscal_end.month, fiscal_end.day)
 
     @classmethod
-    def anchored(cls, month: int, day: int, latest: date | None) -> "FiscalCalendar":
+    def anchored(cls, month: int, day: int, latest: date | None) -> FiscalCalendar:
         """A calendar whose year ends in the last week of a month, not on its last day, is a 52/53-week
         calendar (Dec 28, 2013; Dec 29, 2012; Dec 31, 2011): it ends on the latest end's weekday."""
         last = calendar.monthrange(latest.year if latest else 2001, month)[1]

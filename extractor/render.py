@@ -9,11 +9,11 @@ from rich.table import Table
 from rich.text import Text
 
 from extractor.extraction import Extraction
-from extractor.scoring import Score
 from extractor.findings import Validation
 from extractor.schemas.concepts import CONCEPT_PREFIXES
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
+from extractor.scoring import Score
 
 
 def short_concept(concept: str) -> str:
@@ -34,8 +34,12 @@ def dims_text(dims: dict[str, str] | Iterable[tuple[str, str]]) -> str:
 
 def facts_table(extraction: Extraction, facts: list[Fact]) -> Table:
     filing = extraction.filing
-    said = [filing.company, filing.form, f"CIK {filing.cik}" if filing.cik else None,
-            f"period ended {filing.fiscal_period_end}" if filing.fiscal_period_end else None]  # fmt: skip
+    said = [
+        filing.company,
+        filing.form,
+        f"CIK {filing.cik}" if filing.cik else None,
+        f"period ended {filing.fiscal_period_end}" if filing.fiscal_period_end else None,
+    ]
     who = "".join(f" · {escape(part)}" for part in said if part)
     meta = f"{extraction.document_path}{who} · backend {extraction.provenance.backend} · {len(facts)} facts · {extraction.tables_found} tables"
     table = Table(title=meta, title_justify="left", show_lines=False)
@@ -43,7 +47,14 @@ def facts_table(extraction: Extraction, facts: list[Fact]) -> Table:
         table.add_column(column, overflow="fold", justify="right" if column == "value" else "left")
     for fact in facts:
         printed = f"{fact.source.text} @{fact.source.start}" if fact.source else "[red]ungrounded[/red]"
-        table.add_row(short_concept(fact.concept), dims_text(fact.dims), period_text(fact.period), f"{fact.value:,}", fact.unit, printed)
+        table.add_row(
+            short_concept(fact.concept),
+            dims_text(fact.dims),
+            period_text(fact.period),
+            f"{fact.value:,}",
+            fact.unit,
+            printed,
+        )
     return table
 
 
@@ -53,8 +64,13 @@ def score_table(results: dict[str, Score], total: Score, show_errors: bool) -> T
         table.add_column(column, justify="left" if column == "document" else "right")
     for name, result in [*results.items(), ("ALL", total)]:
         table.add_row(
-            name, str(result.gold), str(result.predicted), str(result.correct),
-            f"{result.precision:.3f}", f"{result.recall:.3f}", f"{result.f1:.3f}",
+            name,
+            str(result.gold),
+            str(result.predicted),
+            str(result.correct),
+            f"{result.precision:.3f}",
+            f"{result.recall:.3f}",
+            f"{result.f1:.3f}",
             style="bold" if name == "ALL" else None,
         )
     if show_errors:
@@ -64,7 +80,15 @@ def score_table(results: dict[str, Score], total: Score, show_errors: bool) -> T
             for fact in result.extra:
                 table.add_row(name, "[yellow]extra[/yellow]", short_concept(fact.concept), str(fact.value), "", "", "")
             for predicted, gold in result.wrong_value:
-                table.add_row(name, "[red]wrong value[/red]", short_concept(gold.concept), f"{predicted.value} ≠ {gold.value}", "", "", "")
+                table.add_row(
+                    name,
+                    "[red]wrong value[/red]",
+                    short_concept(gold.concept),
+                    f"{predicted.value} ≠ {gold.value}",
+                    "",
+                    "",
+                    "",
+                )
     return table
 
 
@@ -86,7 +110,8 @@ def findings_table(title: str, validation: Validation) -> Table | Text:
     for finding in ordered:
         style = "red" if finding.severity == "error" else "yellow"
         where = "\n".join(
-            (ref.path or short_concept(ref.concept)) + (f" @{ref.source.start}" if ref.source else "") for ref in finding.facts[:6]
+            (ref.path or short_concept(ref.concept)) + (f" @{ref.source.start}" if ref.source else "")
+            for ref in finding.facts[:6]
         ) + (f"\n… {len(finding.facts) - 6} more" if len(finding.facts) > 6 else "")
         table.add_row(f"[{style}]{finding.severity}[/{style}]", finding.rule, escape(finding.message), escape(where))
     return table

@@ -39,7 +39,7 @@ class Score:
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
 
-    def add(self, other: "Score") -> None:
+    def add(self, other: Score) -> None:
         self.gold += other.gold
         self.predicted += other.predicted
         self.found += other.found
@@ -52,9 +52,7 @@ class Score:
 
 def _same(a: Fact, b: Fact) -> bool:
     return (
-        a.concept == b.concept
-        and a.dims == b.dims
-        and abs(a.period.end_date - b.period.end_date) <= timedelta(days=1)
+        a.concept == b.concept and a.dims == b.dims and abs(a.period.end_date - b.period.end_date) <= timedelta(days=1)
     )
 
 

@@ -128,7 +128,9 @@ def find_note(document: Document) -> Section | None:
         return None
     count, _, best, end = max(candidates, key=lambda c: c[:2])
     kind = "" if named else "a combined note, "
-    why = f"heading {best.title!r} ({kind}{count} keyword hits" + (f", best of {len(candidates)})" if len(candidates) > 1 else ")")
+    why = f"heading {best.title!r} ({kind}{count} keyword hits" + (
+        f", best of {len(candidates)})" if len(candidates) > 1 else ")"
+    )
     return Section(best.start, end, best.title, why)
 
 
@@ -273,7 +275,9 @@ def _table_spans(document: Document) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for table in layout(document)[0]:
         start = text.rfind("\n", 0, table.start) + 1
-        end = table.end if table.end == 0 or text[table.end - 1] == "\n" else text.find("\n", table.end) + 1 or len(text)
+        end = (
+            table.end if table.end == 0 or text[table.end - 1] == "\n" else text.find("\n", table.end) + 1 or len(text)
+        )
         spans.append((start, end))
     for start, end in sorted(spans):
         if merged and start < merged[-1][1]:

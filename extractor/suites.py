@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from extractor.errors import ExtractorError
+from extractor.schemas.facts import Fact
 from extractor.tomlfile import read_toml
 from extractor.validator import read_accepted
-from extractor.schemas.facts import Fact
 
 MANIFEST = "suite.toml"
 
@@ -155,7 +155,9 @@ def _read_gold(where: str, path: Path) -> tuple[Fact, ...]:
             try:
                 facts.append(Fact.from_json(line))
             except ValueError as error:  # JSON and pydantic errors are both ValueErrors
-                raise SuiteError(f"{where}: gold {path.name}:{number} is not a fact ({str(error).splitlines()[0]})") from error
+                raise SuiteError(
+                    f"{where}: gold {path.name}:{number} is not a fact ({str(error).splitlines()[0]})"
+                ) from error
     return tuple(facts)
 
 
@@ -173,7 +175,7 @@ class TaggedFact:
     printed: str | None = None
 
     @classmethod
-    def from_json(cls, item: dict[str, Any]) -> "TaggedFact | None":
+    def from_json(cls, item: dict[str, Any]) -> TaggedFact | None:
         """None for a fact without a number (score_real.py ignores those too)."""
         value = item.get("value")
         if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):

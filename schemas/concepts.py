@@ -37,78 +37,158 @@ PP = "ShareBasedCompensationArrangementsByShareBasedPaymentAward"  # plural
 # (basis, row kind, measure) -> concept, for options and SARs.
 OPTION_ROWS: dict[tuple[str, str, str], str] = {}
 for _kind in ("beginning", "ending"):
-    OPTION_ROWS.update({
-        ("outstanding", _kind, "count"): f"{P}OptionsOutstandingNumber",
-        ("outstanding", _kind, "weighted_average_price"): f"{P}OptionsOutstandingWeightedAverageExercisePrice",
-        ("outstanding", _kind, "remaining_term"): f"{PL}OptionsOutstandingWeightedAverageRemainingContractualTerm2",
-        ("outstanding", _kind, "intrinsic_value"): f"{P}OptionsOutstandingIntrinsicValue",
-        ("nonvested", _kind, "count"): f"{P}OptionsNonvestedNumber",
-        ("nonvested", _kind, "weighted_average_price"): f"{PL}OptionsNonvestedWeightedAverageGrantDateFairValue",
-    })
-OPTION_ROWS.update({
-    ("outstanding", "granted", "count"): f"{P}OptionsGrantsInPeriodGross",
-    ("outstanding", "granted", "weighted_average_price"): f"{PP}OptionsGrantsInPeriodWeightedAverageExercisePrice",
-    ("outstanding", "exercised", "count"): f"{P}OptionsExercisesInPeriod",
-    ("outstanding", "exercised", "weighted_average_price"): f"{PP}OptionsExercisesInPeriodWeightedAverageExercisePrice",
-    ("outstanding", "forfeited", "count"): f"{P}OptionsForfeituresInPeriod",
-    ("outstanding", "forfeited", "weighted_average_price"): f"{PP}OptionsForfeituresInPeriodWeightedAverageExercisePrice",
-    ("outstanding", "expired", "count"): f"{P}OptionsExpirationsInPeriod",
-    ("outstanding", "expired", "weighted_average_price"): f"{PP}OptionsExpirationsInPeriodWeightedAverageExercisePrice",
-    ("outstanding", "forfeited_or_expired", "count"): f"{P}OptionsForfeituresAndExpirationsInPeriod",
-    ("outstanding", "forfeited_or_expired", "weighted_average_price"): f"{P}OptionsForfeituresAndExpirationsInPeriodWeightedAverageExercisePrice",
-    ("outstanding", "exercisable", "count"): f"{P}OptionsExercisableNumber",
-    ("outstanding", "exercisable", "weighted_average_price"): f"{P}OptionsExercisableWeightedAverageExercisePrice",
-    ("outstanding", "exercisable", "remaining_term"): f"{PL}OptionsExercisableWeightedAverageRemainingContractualTerm1",
-    ("outstanding", "exercisable", "intrinsic_value"): f"{PL}OptionsExercisableIntrinsicValue1",
-    ("outstanding", "vested_and_expected_to_vest", "count"): f"{P}OptionsVestedAndExpectedToVestOutstandingNumber",
-    ("outstanding", "vested_and_expected_to_vest", "weighted_average_price"): f"{P}OptionsVestedAndExpectedToVestOutstandingWeightedAverageExercisePrice",
-    ("outstanding", "vested_and_expected_to_vest", "remaining_term"): f"{PL}OptionsVestedAndExpectedToVestOutstandingWeightedAverageRemainingContractualTerm1",
-    ("outstanding", "vested_and_expected_to_vest", "intrinsic_value"): f"{P}OptionsVestedAndExpectedToVestOutstandingAggregateIntrinsicValue",
-    ("outstanding", "adjustment", "count"): "ext:OptionsAdjustmentsInPeriod",
-    ("outstanding", "adjustment", "weighted_average_price"): "ext:OptionsAdjustmentsInPeriodWeightedAverageExercisePrice",
-    ("nonvested", "adjustment", "count"): "ext:OptionsNonvestedAdjustmentsInPeriod",
-    ("nonvested", "adjustment", "weighted_average_price"): "ext:OptionsNonvestedAdjustmentsInPeriodWeightedAverageGrantDateFairValue",
-    ("nonvested", "granted", "count"): f"{P}OptionsGrantsInPeriodGross",
-    ("nonvested", "granted", "weighted_average_price"): f"{P}OptionsGrantsInPeriodWeightedAverageGrantDateFairValue",
-    ("nonvested", "vested", "count"): "ext:OptionsVestedInPeriodNumber",
-    ("nonvested", "vested", "weighted_average_price"): "ext:OptionsVestedInPeriodWeightedAverageGrantDateFairValue",
-    ("nonvested", "forfeited", "count"): "ext:OptionsNonvestedForfeitedNumber",
-    ("nonvested", "forfeited", "weighted_average_price"): "ext:OptionsNonvestedForfeitedWeightedAverageGrantDateFairValue",
-})
+    OPTION_ROWS.update(
+        {
+            ("outstanding", _kind, "count"): f"{P}OptionsOutstandingNumber",
+            ("outstanding", _kind, "weighted_average_price"): f"{P}OptionsOutstandingWeightedAverageExercisePrice",
+            ("outstanding", _kind, "remaining_term"): f"{PL}OptionsOutstandingWeightedAverageRemainingContractualTerm2",
+            ("outstanding", _kind, "intrinsic_value"): f"{P}OptionsOutstandingIntrinsicValue",
+            ("nonvested", _kind, "count"): f"{P}OptionsNonvestedNumber",
+            ("nonvested", _kind, "weighted_average_price"): f"{PL}OptionsNonvestedWeightedAverageGrantDateFairValue",
+        }
+    )
+OPTION_ROWS.update(
+    {
+        ("outstanding", "granted", "count"): f"{P}OptionsGrantsInPeriodGross",
+        ("outstanding", "granted", "weighted_average_price"): f"{PP}OptionsGrantsInPeriodWeightedAverageExercisePrice",
+        ("outstanding", "exercised", "count"): f"{P}OptionsExercisesInPeriod",
+        (
+            "outstanding",
+            "exercised",
+            "weighted_average_price",
+        ): f"{PP}OptionsExercisesInPeriodWeightedAverageExercisePrice",
+        ("outstanding", "forfeited", "count"): f"{P}OptionsForfeituresInPeriod",
+        (
+            "outstanding",
+            "forfeited",
+            "weighted_average_price",
+        ): f"{PP}OptionsForfeituresInPeriodWeightedAverageExercisePrice",
+        ("outstanding", "expired", "count"): f"{P}OptionsExpirationsInPeriod",
+        (
+            "outstanding",
+            "expired",
+            "weighted_average_price",
+        ): f"{PP}OptionsExpirationsInPeriodWeightedAverageExercisePrice",
+        ("outstanding", "forfeited_or_expired", "count"): f"{P}OptionsForfeituresAndExpirationsInPeriod",
+        (
+            "outstanding",
+            "forfeited_or_expired",
+            "weighted_average_price",
+        ): f"{P}OptionsForfeituresAndExpirationsInPeriodWeightedAverageExercisePrice",
+        ("outstanding", "exercisable", "count"): f"{P}OptionsExercisableNumber",
+        ("outstanding", "exercisable", "weighted_average_price"): f"{P}OptionsExercisableWeightedAverageExercisePrice",
+        (
+            "outstanding",
+            "exercisable",
+            "remaining_term",
+        ): f"{PL}OptionsExercisableWeightedAverageRemainingContractualTerm1",
+        ("outstanding", "exercisable", "intrinsic_value"): f"{PL}OptionsExercisableIntrinsicValue1",
+        ("outstanding", "vested_and_expected_to_vest", "count"): f"{P}OptionsVestedAndExpectedToVestOutstandingNumber",
+        (
+            "outstanding",
+            "vested_and_expected_to_vest",
+            "weighted_average_price",
+        ): f"{P}OptionsVestedAndExpectedToVestOutstandingWeightedAverageExercisePrice",
+        (
+            "outstanding",
+            "vested_and_expected_to_vest",
+            "remaining_term",
+        ): f"{PL}OptionsVestedAndExpectedToVestOutstandingWeightedAverageRemainingContractualTerm1",
+        (
+            "outstanding",
+            "vested_and_expected_to_vest",
+            "intrinsic_value",
+        ): f"{P}OptionsVestedAndExpectedToVestOutstandingAggregateIntrinsicValue",
+        ("outstanding", "adjustment", "count"): "ext:OptionsAdjustmentsInPeriod",
+        (
+            "outstanding",
+            "adjustment",
+            "weighted_average_price",
+        ): "ext:OptionsAdjustmentsInPeriodWeightedAverageExercisePrice",
+        ("nonvested", "adjustment", "count"): "ext:OptionsNonvestedAdjustmentsInPeriod",
+        (
+            "nonvested",
+            "adjustment",
+            "weighted_average_price",
+        ): "ext:OptionsNonvestedAdjustmentsInPeriodWeightedAverageGrantDateFairValue",
+        ("nonvested", "granted", "count"): f"{P}OptionsGrantsInPeriodGross",
+        (
+            "nonvested",
+            "granted",
+            "weighted_average_price",
+        ): f"{P}OptionsGrantsInPeriodWeightedAverageGrantDateFairValue",
+        ("nonvested", "vested", "count"): "ext:OptionsVestedInPeriodNumber",
+        ("nonvested", "vested", "weighted_average_price"): "ext:OptionsVestedInPeriodWeightedAverageGrantDateFairValue",
+        ("nonvested", "forfeited", "count"): "ext:OptionsNonvestedForfeitedNumber",
+        (
+            "nonvested",
+            "forfeited",
+            "weighted_average_price",
+        ): "ext:OptionsNonvestedForfeitedWeightedAverageGrantDateFairValue",
+    }
+)
 
 # (basis, row kind, measure) -> concept, for RSUs, PSUs, MSUs, DSUs and restricted stock.
 _OTHER = f"{P}EquityInstrumentsOtherThanOptions"
 OTHER_ROWS: dict[tuple[str, str, str], str] = {}
 for _kind in ("beginning", "ending"):
-    OTHER_ROWS.update({
-        ("nonvested", _kind, "count"): f"{_OTHER}NonvestedNumber",
-        ("nonvested", _kind, "weighted_average_price"): f"{_OTHER}NonvestedWeightedAverageGrantDateFairValue",
-        ("outstanding", _kind, "count"): f"{P}NonOptionEquityInstrumentsOutstandingNumber",
-        ("outstanding", _kind, "weighted_average_price"): "ext:NonOptionEquityInstrumentsOutstandingWeightedAverageGrantDateFairValue",
-    })
+    OTHER_ROWS.update(
+        {
+            ("nonvested", _kind, "count"): f"{_OTHER}NonvestedNumber",
+            ("nonvested", _kind, "weighted_average_price"): f"{_OTHER}NonvestedWeightedAverageGrantDateFairValue",
+            ("outstanding", _kind, "count"): f"{P}NonOptionEquityInstrumentsOutstandingNumber",
+            (
+                "outstanding",
+                _kind,
+                "weighted_average_price",
+            ): "ext:NonOptionEquityInstrumentsOutstandingWeightedAverageGrantDateFairValue",
+        }
+    )
     for _basis in ("nonvested", "outstanding"):  # the intrinsic value and remaining term of units at a balance date
-        OTHER_ROWS.update({
-            (_basis, _kind, "intrinsic_value"): f"{PL}EquityInstrumentsOtherThanOptionsAggregateIntrinsicValueOutstanding",
-            (_basis, _kind, "remaining_term"): f"{P}EquityInstrumentsOtherThanOptionsOutstandingWeightedAverageRemainingContractualTerms",
-        })
+        OTHER_ROWS.update(
+            {
+                (
+                    _basis,
+                    _kind,
+                    "intrinsic_value",
+                ): f"{PL}EquityInstrumentsOtherThanOptionsAggregateIntrinsicValueOutstanding",
+                (
+                    _basis,
+                    _kind,
+                    "remaining_term",
+                ): f"{P}EquityInstrumentsOtherThanOptionsOutstandingWeightedAverageRemainingContractualTerms",
+            }
+        )
 for _basis in ("nonvested", "outstanding"):
-    OTHER_ROWS.update({
-        (_basis, "granted", "count"): f"{_OTHER}GrantsInPeriod",
-        (_basis, "granted", "weighted_average_price"): f"{_OTHER}GrantsInPeriodWeightedAverageGrantDateFairValue",
-        (_basis, "vested", "count"): f"{_OTHER}VestedInPeriod",
-        (_basis, "vested", "weighted_average_price"): f"{_OTHER}VestedInPeriodWeightedAverageGrantDateFairValue",
-        (_basis, "forfeited", "count"): f"{_OTHER}ForfeitedInPeriod",
-        (_basis, "forfeited", "weighted_average_price"): f"{_OTHER}ForfeituresWeightedAverageGrantDateFairValue",
-        (_basis, "adjustment", "count"): "ext:EquityInstrumentsOtherThanOptionsAdjustmentsInPeriod",
-        (_basis, "adjustment", "weighted_average_price"): "ext:EquityInstrumentsOtherThanOptionsAdjustmentsInPeriodWeightedAverageGrantDateFairValue",
-    })
+    OTHER_ROWS.update(
+        {
+            (_basis, "granted", "count"): f"{_OTHER}GrantsInPeriod",
+            (_basis, "granted", "weighted_average_price"): f"{_OTHER}GrantsInPeriodWeightedAverageGrantDateFairValue",
+            (_basis, "vested", "count"): f"{_OTHER}VestedInPeriod",
+            (_basis, "vested", "weighted_average_price"): f"{_OTHER}VestedInPeriodWeightedAverageGrantDateFairValue",
+            (_basis, "forfeited", "count"): f"{_OTHER}ForfeitedInPeriod",
+            (_basis, "forfeited", "weighted_average_price"): f"{_OTHER}ForfeituresWeightedAverageGrantDateFairValue",
+            (_basis, "adjustment", "count"): "ext:EquityInstrumentsOtherThanOptionsAdjustmentsInPeriod",
+            (
+                _basis,
+                "adjustment",
+                "weighted_average_price",
+            ): "ext:EquityInstrumentsOtherThanOptionsAdjustmentsInPeriodWeightedAverageGrantDateFairValue",
+        }
+    )
 
 # AwardYearInfo field -> (concept for options/SARs, concept for other awards)
 YEAR_INFO: dict[str, tuple[str, str]] = {
     "granted_count": (f"{P}OptionsGrantsInPeriodGross", f"{_OTHER}GrantsInPeriod"),
-    "granted_fair_value": (f"{P}OptionsGrantsInPeriodWeightedAverageGrantDateFairValue", f"{_OTHER}GrantsInPeriodWeightedAverageGrantDateFairValue"),
+    "granted_fair_value": (
+        f"{P}OptionsGrantsInPeriodWeightedAverageGrantDateFairValue",
+        f"{_OTHER}GrantsInPeriodWeightedAverageGrantDateFairValue",
+    ),
     "cash_received_from_exercises": ("ProceedsFromStockOptionsExercised", "ProceedsFromStockOptionsExercised"),
-    "intrinsic_value_exercised": (f"{P}OptionsExercisesInPeriodTotalIntrinsicValue", f"{P}OptionsExercisesInPeriodTotalIntrinsicValue"),
+    "intrinsic_value_exercised": (
+        f"{P}OptionsExercisesInPeriodTotalIntrinsicValue",
+        f"{P}OptionsExercisesInPeriodTotalIntrinsicValue",
+    ),
     "tax_benefit_realized": ("EmployeeServiceShareBasedCompensationTaxBenefitFromExerciseOfStockOptions",) * 2,
     "vested_count": ("ext:OptionsVestedInPeriodNumber", f"{_OTHER}VestedInPeriod"),
     "vested_fair_value": (f"{PL}OptionsVestedInPeriodFairValue1", f"{_OTHER}VestedInPeriodTotalFairValue"),
@@ -209,8 +289,9 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
                 amount = getattr(row, measure)
                 row_concept = rollforward_concept(table.award, table.basis, row.kind, measure)
                 if amount is not None and row_concept:
-                    yield f"award_activity[{i}].rows[{j}].{measure}", _fact(
-                        row_concept, amount, award=table.award, plan=table.plan
+                    yield (
+                        f"award_activity[{i}].rows[{j}].{measure}",
+                        _fact(row_concept, amount, award=table.award, plan=table.plan),
                     )
     for i, info in enumerate(note.award_years):
         for name, (option_concept, other_concept) in YEAR_INFO.items():
@@ -230,16 +311,18 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
         if cost.amount is not None:
             yield f"unrecognized_cost[{i}].amount", _fact(UNRECOGNIZED, cost.amount, award=cost.award, year=year)
         if cost.recognition_period is not None:
-            yield f"unrecognized_cost[{i}].recognition_period", _fact(
-                UNRECOGNIZED_PERIOD, cost.recognition_period, award=cost.award, year=year
+            yield (
+                f"unrecognized_cost[{i}].recognition_period",
+                _fact(UNRECOGNIZED_PERIOD, cost.recognition_period, award=cost.award, year=year),
             )
     for i, settlement in enumerate(note.cash_settlement_ranges):
         year = settlement.year.isoformat() if settlement.year else None
         for bound, name in (("min", "minimum"), ("max", "maximum")):
             amount = getattr(settlement, name)
             if amount is not None:
-                yield f"cash_settlement_ranges[{i}].{name}", _fact(
-                    CASH_SETTLEMENT, amount, award=settlement.award, bound=bound, year=year
+                yield (
+                    f"cash_settlement_ranges[{i}].{name}",
+                    _fact(CASH_SETTLEMENT, amount, award=settlement.award, bound=bound, year=year),
                 )
     if note.share_repurchases:
         for name, concept, amount in _fields(note.share_repurchases, REPURCHASES):
@@ -251,9 +334,17 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
         for name, concept, amount in _fields(note.preferred_stock, PREFERRED):
             yield f"preferred_stock.{name}", _fact(concept, amount)
     for i, line in enumerate(note.line_items):
-        yield f"line_items[{i}].amount", _fact(
-            line.concept, line.amount, award=line.award, line_item=line.line_item, bound=line.bound,
-            price_range=line.price_range, plan=line.plan,
+        yield (
+            f"line_items[{i}].amount",
+            _fact(
+                line.concept,
+                line.amount,
+                award=line.award,
+                line_item=line.line_item,
+                bound=line.bound,
+                price_range=line.price_range,
+                plan=line.plan,
+            ),
         )
 
 
@@ -387,19 +478,33 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
         year_field = next((n for n, pair in YEAR_INFO.items() if fact.concept in pair), None)
         plan = fact.dims.get("plan")
         if plan and not (row_key and award):  # a number of one plan's column that is no roll-forward row
-            note.line_items.append(LineItem.model_validate({
-                "concept": fact.concept, "award": award, "bound": fact.dims.get("bound"), "plan": plan, "amount": amount,
-            }))
+            note.line_items.append(
+                LineItem.model_validate(
+                    {
+                        "concept": fact.concept,
+                        "award": award,
+                        "bound": fact.dims.get("bound"),
+                        "plan": plan,
+                        "amount": amount,
+                    }
+                )
+            )
         elif fact.concept == EXPENSE:
-            note.expense.append(ExpenseItem.model_validate({"line_item": fact.dims.get("line_item"), "award": award, "amount": amount}))
+            note.expense.append(
+                ExpenseItem.model_validate({"line_item": fact.dims.get("line_item"), "award": award, "amount": amount})
+            )
         elif fact.concept in (UNRECOGNIZED, UNRECOGNIZED_PERIOD):
             year = date.fromisoformat(fact.dims["year"]) if "year" in fact.dims else None
             field = "amount" if fact.concept == UNRECOGNIZED else "recognition_period"
-            note.unrecognized_cost.append(UnrecognizedCost.model_validate({"award": award, "year": year, field: amount}))
+            note.unrecognized_cost.append(
+                UnrecognizedCost.model_validate({"award": award, "year": year, field: amount})
+            )
         elif fact.concept == CASH_SETTLEMENT:
             year = date.fromisoformat(fact.dims["year"]) if "year" in fact.dims else None
             field = "minimum" if fact.dims.get("bound") == "min" else "maximum"
-            note.cash_settlement_ranges.append(CashSettlementRange.model_validate({"award": award or "rsu", "year": year, field: amount}))
+            note.cash_settlement_ranges.append(
+                CashSettlementRange.model_validate({"award": award or "rsu", "year": year, field: amount})
+            )
         elif fact.concept in PLAN.values():
             name = next(n for n, c in PLAN.items() if c == fact.concept)
             note.plans.append(PlanTerms.model_validate({"award": award, name: amount}))
@@ -418,7 +523,9 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
             setattr(note.share_repurchases, name, amount)
         elif any(fact.concept == c for c, _ in ASSUMPTIONS.values()):
             name = next(n for n, (c, b) in ASSUMPTIONS.items() if c == fact.concept and b == fact.dims.get("bound"))
-            assumed = assumptions.setdefault((award, end), ValuationAssumptions.model_validate({"award": award, "fiscal_year_end": end}))
+            assumed = assumptions.setdefault(
+                (award, end), ValuationAssumptions.model_validate({"award": award, "fiscal_year_end": end})
+            )
             setattr(assumed, name, amount)
         elif row_key and award and not (year_field and fact.period.instant is None and row_key[1] == "granted"):
             basis, kind, measure = row_key
@@ -429,13 +536,23 @@ def from_facts(facts: list[Fact]) -> StockCompensationNote:
             )
             table.rows.append(RollForwardRow.model_validate({"kind": kind, measure: amount}))
         elif year_field:
-            info = year_infos.setdefault((award, end), AwardYearInfo.model_validate({"award": award, "fiscal_year_end": end}))
+            info = year_infos.setdefault(
+                (award, end), AwardYearInfo.model_validate({"award": award, "fiscal_year_end": end})
+            )
             setattr(info, year_field, amount)
         else:  # a concept no typed field holds: kept as a line item, never dropped
-            note.line_items.append(LineItem.model_validate({
-                "concept": fact.concept, "award": award, "line_item": fact.dims.get("line_item"), "bound": fact.dims.get("bound"),
-                "price_range": fact.dims.get("price_range"), "amount": amount,
-            }))
+            note.line_items.append(
+                LineItem.model_validate(
+                    {
+                        "concept": fact.concept,
+                        "award": award,
+                        "line_item": fact.dims.get("line_item"),
+                        "bound": fact.dims.get("bound"),
+                        "price_range": fact.dims.get("price_range"),
+                        "amount": amount,
+                    }
+                )
+            )
     note.award_activity = list(rollforwards.values())
     note.award_years = list(year_infos.values())
     note.valuation_assumptions = list(assumptions.values())
@@ -448,18 +565,33 @@ GROUPS = ("options roll-forward", "other awards", "assumptions", "expense", "unr
 _GROUP_OF: dict[str, str] = {
     **{concept: "assumptions" for concept, _ in ASSUMPTIONS.values()},
     **dict.fromkeys((UNRECOGNIZED, UNRECOGNIZED_PERIOD), "unrecognized cost"),
-    **dict.fromkeys((
-        EXPENSE, "ShareBasedCompensation", "AllocatedShareBasedCompensationExpenseNetOfTax",
-        "EmployeeServiceShareBasedCompensationTaxBenefitFromCompensationExpense",
-    ), "expense"),
-    **dict.fromkeys((
-        *REPURCHASES.values(), *REPURCHASE_YEAR.values(), *PREFERRED.values(),
-        "TreasuryStockSharesAcquired",
-    ), "repurchase"),
-    **dict.fromkeys((
-        *PLAN.values(), "StockIssuedDuringPeriodSharesEmployeeStockPurchasePlans",
-        f"{P}PerShareWeightedAveragePriceOfSharesPurchased", f"{PL}PurchasePriceOfCommonStockPercent",
-    ), "plan"),
+    **dict.fromkeys(
+        (
+            EXPENSE,
+            "ShareBasedCompensation",
+            "AllocatedShareBasedCompensationExpenseNetOfTax",
+            "EmployeeServiceShareBasedCompensationTaxBenefitFromCompensationExpense",
+        ),
+        "expense",
+    ),
+    **dict.fromkeys(
+        (
+            *REPURCHASES.values(),
+            *REPURCHASE_YEAR.values(),
+            *PREFERRED.values(),
+            "TreasuryStockSharesAcquired",
+        ),
+        "repurchase",
+    ),
+    **dict.fromkeys(
+        (
+            *PLAN.values(),
+            "StockIssuedDuringPeriodSharesEmployeeStockPurchasePlans",
+            f"{P}PerShareWeightedAveragePriceOfSharesPurchased",
+            f"{PL}PurchasePriceOfCommonStockPercent",
+        ),
+        "plan",
+    ),
     CASH_SETTLEMENT: "other awards",
 }
 

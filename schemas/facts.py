@@ -28,8 +28,16 @@ class Fact(BaseModel):
         value = self.value
         number: int | float = int(value) if value == value.to_integral_value() else float(value)
         period = {k: v.isoformat() for k, v in self.period.model_dump().items() if v is not None}
-        out: dict[str, Any] = {"concept": self.concept, "value": number, "unit": self.unit, "period": period, "dims": self.dims}
-        if self.source is not None:  # the facts format's source is start, end and text (an LLM quote's alignment stays in the extraction)
+        out: dict[str, Any] = {
+            "concept": self.concept,
+            "value": number,
+            "unit": self.unit,
+            "period": period,
+            "dims": self.dims,
+        }
+        if (
+            self.source is not None
+        ):  # the facts format's source is start, end and text (an LLM quote's alignment stays in the extraction)
             out["source"] = {"start": self.source.start, "end": self.source.end, "text": self.source.text}
         return out
 
@@ -37,7 +45,7 @@ class Fact(BaseModel):
         return json.dumps(self.to_json_dict(), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, line: str) -> "Fact":
+    def from_json(cls, line: str) -> Fact:
         return cls.model_validate(json.loads(line, parse_float=Decimal))
 
 

@@ -152,10 +152,15 @@ CONCEPT_BOUNDS: dict[str, tuple[Decimal, Decimal | None]] = {
 # before 2022 vest over four years"): filers tag them on plan or cohort axes this schema does not carry, and
 # date them at adoption, years before the ones reported. Two values, or an early date, are worth a look,
 # not proof of a misread.
-PLAN_TERMS: frozenset[str] = frozenset({
-    *PLAN.values(), f"{PL}PurchasePriceOfCommonStockPercent", f"{PL}AwardVestingRightsPercentage",
-    "CommonStockSharesAuthorized", "PreferredStockSharesAuthorized",
-})
+PLAN_TERMS: frozenset[str] = frozenset(
+    {
+        *PLAN.values(),
+        f"{PL}PurchasePriceOfCommonStockPercent",
+        f"{PL}AwardVestingRightsPercentage",
+        "CommonStockSharesAuthorized",
+        "PreferredStockSharesAuthorized",
+    }
+)
 
 # Concepts whose negative value is possible (an expense reversal), so a negative is a warning.
 MAY_BE_NEGATIVE: frozenset[str] = frozenset({EXPENSE, "ShareBasedCompensation"})

@@ -65,13 +65,17 @@ class AwardYearInfo(BaseModel):
     award: AwardType | None = None
     fiscal_year_end: date
     granted_count: Amount | None = None
-    granted_fair_value: Amount | None = Field(default=None, description="Weighted-average grant-date fair value per award granted.")
+    granted_fair_value: Amount | None = Field(
+        default=None, description="Weighted-average grant-date fair value per award granted."
+    )
     cash_received_from_exercises: Amount | None = None
     intrinsic_value_exercised: Amount | None = None
     tax_benefit_realized: Amount | None = None
     vested_count: Amount | None = None
     vested_fair_value: Amount | None = Field(default=None, description="Total fair value of awards vested.")
-    payments_upon_vesting: Amount | None = Field(default=None, description="Cash paid to settle vested cash-settled units.")
+    payments_upon_vesting: Amount | None = Field(
+        default=None, description="Cash paid to settle vested cash-settled units."
+    )
     shares_purchased: Amount | None = Field(default=None, description="ESPP shares purchased during the year.")
     average_purchase_price: Amount | None = Field(default=None, description="ESPP average price per share purchased.")
 
@@ -79,7 +83,9 @@ class AwardYearInfo(BaseModel):
 class ValuationAssumptions(BaseModel):
     award: AwardType | None = None
     fiscal_year_end: date
-    model: str | None = Field(default=None, description="Valuation model: binomial, lattice-based, Black-Scholes, Monte-Carlo.")
+    model: str | None = Field(
+        default=None, description="Valuation model: binomial, lattice-based, Black-Scholes, Monte-Carlo."
+    )
     dividend_yield: Amount | None = None
     dividend_yield_min: Amount | None = None
     dividend_yield_max: Amount | None = None
@@ -127,7 +133,9 @@ class PlanTerms(BaseModel):
     shares_available: Amount | None = None
     vesting_period: Amount | None = None
     expiration_period: Amount | None = None
-    max_subscription_rate: Amount | None = Field(default=None, description="ESPP: most of pay an employee may contribute.")
+    max_subscription_rate: Amount | None = Field(
+        default=None, description="ESPP: most of pay an employee may contribute."
+    )
 
 
 class ShareRepurchaseYear(BaseModel):
@@ -159,7 +167,9 @@ class LineItem(BaseModel):
     concept: str = Field(description="us-gaap local name, or ext:CamelCaseName when the taxonomy has none.")
     label: str = Field(default="", description="The row label or cue phrase as printed.")
     award: AwardType | None = None
-    line_item: str | None = Field(default=None, description="Income-statement caption, lower-cased, when split by line.")
+    line_item: str | None = Field(
+        default=None, description="Income-statement caption, lower-cased, when split by line."
+    )
     bound: Bound | None = Field(default=None, description="One end of a printed range.")
     price_range: str | None = Field(
         default=None, description="The exercise-price range a row of options stands for ('3.75-92.23')."
@@ -181,7 +191,9 @@ class StockCompensationNote(BaseModel):
     cash_settlement_ranges: list[CashSettlementRange] = Field(default_factory=list)
     share_repurchases: ShareRepurchases | None = None
     preferred_stock: PreferredStock | None = None
-    line_items: list[LineItem] = Field(default_factory=list, description="Every other number the note prints, by concept.")
+    line_items: list[LineItem] = Field(
+        default_factory=list, description="Every other number the note prints, by concept."
+    )
 
     def years_reported(self, latest: date) -> list[date]:
         """The fiscal year ends the note covers, latest first: those of its per-year facts and `latest`."""

@@ -15,7 +15,9 @@ AlignmentMethod = Literal["table", "exact", "normalized", "fuzzy"]
 SHAKY_ALIGNMENTS: frozenset[str] = frozenset({"normalized", "fuzzy"})  # the quote is not verbatim there: worth a look
 AwardType = Literal["option", "sar", "rsu", "psu", "msu", "dsu", "restricted_stock", "espp", "other"]
 OPTION_LIKE: frozenset[str] = frozenset({"option", "sar"})
-SCALED_UNITS: frozenset[str] = frozenset({"shares", "USD"})  # scale notes never apply to per-share prices, rates or terms
+SCALED_UNITS: frozenset[str] = frozenset(
+    {"shares", "USD"}
+)  # scale notes never apply to per-share prices, rates or terms
 
 
 def printed_unit(unit: Unit, scale: int, percent: bool) -> tuple[Unit, int]:
@@ -33,7 +35,8 @@ class SourceSpan(BaseModel):
     end: int = Field(ge=0)
     text: str = Field(description="The number exactly as printed, without $, % or parentheses.")
     alignment: AlignmentMethod | None = Field(
-        default=None, description="How an LLM quote was placed here; None when the backend read the offsets itself (rules, XBRL, a reviewer)."
+        default=None,
+        description="How an LLM quote was placed here; None when the backend read the offsets itself (rules, XBRL, a reviewer).",
     )
 
     @property
@@ -58,7 +61,7 @@ class Period(BaseModel):
     end: date | None = Field(default=None, description="Last day of the period, for flows.")
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "Period":
+    def _one_kind(self) -> Period:
         if (self.instant is None) == (self.end is None):
             raise ValueError("a period is either an instant or has an end date")
         return self
@@ -79,11 +82,11 @@ class Period(BaseModel):
         return months if 0 < months < 11 else None
 
     @classmethod
-    def at(cls, day: date) -> "Period":
+    def at(cls, day: date) -> Period:
         return cls(instant=day)
 
     @classmethod
-    def over(cls, start: date | None, end: date) -> "Period":
+    def over(cls, start: date | None, end: date) -> Period:
         return cls(start=start, end=end)
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from collections.abc import Callable
 from typing import Any
 
 
@@ -25,7 +25,9 @@ class Reply:
     delay: float = 0.0  # seconds before answering: longer than the client's timeout makes a timeout
 
 
-def tool_reply(arguments: dict[str, Any] | str, name: str = "StockCompensationNote", tokens: tuple[int, int] = (1000, 200)) -> Reply:
+def tool_reply(
+    arguments: dict[str, Any] | str, name: str = "StockCompensationNote", tokens: tuple[int, int] = (1000, 200)
+) -> Reply:
     """A chat completion whose one tool call carries `arguments`: what a model answers in tools mode."""
     text = arguments if isinstance(arguments, str) else json.dumps(arguments)
     return Reply(
@@ -41,7 +43,9 @@ def tool_reply(arguments: dict[str, Any] | str, name: str = "StockCompensationNo
                     "message": {
                         "role": "assistant",
                         "content": None,
-                        "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": name, "arguments": text}}],
+                        "tool_calls": [
+                            {"id": "call_0", "type": "function", "function": {"name": name, "arguments": text}}
+                        ],
                     },
                 }
             ],
@@ -51,7 +55,9 @@ def tool_reply(arguments: dict[str, Any] | str, name: str = "StockCompensationNo
 
 
 def error_reply(status: int, message: str, headers: dict[str, str] | None = None, code: str | None = None) -> Reply:
-    return Reply(status=status, body={"error": {"message": message, "type": "scripted", "code": code}}, headers=headers or {})
+    return Reply(
+        status=status, body={"error": {"message": message, "type": "scripted", "code": code}}, headers=headers or {}
+    )
 
 
 class _Server(ThreadingHTTPServer):
@@ -108,7 +114,8 @@ class ScriptedServer:
 
         class Handler(BaseHTTPRequestHandler):
             disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed-ACK stall between them
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 reply = server._next(json.loads(self.rfile.read(length) or b"{}"))
                 started = time.monotonic()

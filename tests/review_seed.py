@@ -12,14 +12,15 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
+from fixture_paths import ROOT, SEED_002
+
 from extractor.backends import rules
 from extractor.loaders import load
 from extractor.queue.feed import absolute_ref
 from extractor.queue.store import EntryReason, Queue
-from extractor.validator import validate
-from fixture_paths import ROOT, SEED_002
 from extractor.schemas.stock_compensation import ExpenseItem
 from extractor.schemas.values import Amount, Period, SourceSpan
+from extractor.validator import validate
 
 WRONG_FIELD = "award_activity[2].rows[2].count"  # RSU nonvested, "Vested" row
 RIGHT, WRONG = Decimal("101000"), Decimal("110000")
@@ -58,8 +59,16 @@ def seed_missed_number(queue: Queue) -> tuple[int, dict[str, tuple[int, int]]]:
     source = note.line_items.pop(missed).amount.source
     assert source is not None and source.text == "633"
     year = text.index("2022", text.index("total SBC expense") - 60)
-    note.expense.append(ExpenseItem(amount=Amount(value=Decimal(2022), unit="USD", period=Period(start=date(2022, 1, 1), end=date(2022, 12, 31)),
-                                                  source=SourceSpan(start=year, end=year + 4, text="2022"))))  # fmt: skip
+    note.expense.append(
+        ExpenseItem(
+            amount=Amount(
+                value=Decimal(2022),
+                unit="USD",
+                period=Period(start=date(2022, 1, 1), end=date(2022, 12, 31)),
+                source=SourceSpan(start=year, end=year + 4, text="2022"),
+            )
+        )
+    )
     assert len(note.expense) == 4
     row = note.award_activity[0].rows[0]
     assert row.count is not None and row.count.source is not None and row.count.source.text == "338"
@@ -69,7 +78,14 @@ def seed_missed_number(queue: Queue) -> tuple[int, dict[str, tuple[int, int]]]:
     extraction.validation = validate(extraction, document)
     rules_seen = {f.rule for f in extraction.validation.errors}
     assert {"grounding.readback", "consistency.conflict"} <= rules_seen
-    assert any(n.start == source.start for f in extraction.validation.findings if f.rule == "coverage.prose" for n in f.numbers)
+    assert any(
+        n.start == source.start for f in extraction.validation.findings if f.rule == "coverage.prose" for n in f.numbers
+    )
     item_id = queue.add(extraction, absolute_ref(str(GOOGL)), EntryReason.validation, "test seed")
     assert item_id is not None
-    return item_id, {"missed": (source.start, source.end), "junk": (year, year + 4), "right": right, "wrong": (wrong, wrong + 3)}
+    return item_id, {
+        "missed": (source.start, source.end),
+        "junk": (year, year + 4),
+        "right": right,
+        "wrong": (wrong, wrong + 3),
+    }

@@ -15,8 +15,8 @@ from pydantic import BaseModel
 
 from extractor.document import Document
 from extractor.extraction import Extraction
-from extractor.tables import layout
 from extractor.schemas.values import SCALED_UNITS, Amount
+from extractor.tables import layout
 
 _WORD_EDGE = re.compile(r"\s")
 

@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 import pytest
+from fixture_paths import ROOT, SEED_002
+from llm_server import ScriptedServer, tool_reply
+from scripted_answers import quoted_answer
 
 import extractor
 from extractor.backends import rules
 from extractor.loaders import load
-from fixture_paths import ROOT, SEED_002
-from llm_server import ScriptedServer, tool_reply
-from scripted_answers import quoted_answer
 
 HEAVY = ("openai", "instructor", "lxml", "pyarrow", "fastapi", "typer", "rich", "pydantic", "extractor.api")
 
@@ -22,7 +22,15 @@ def test_import_extractor_loads_nothing_heavy():
     probe = f"import sys, extractor; print([m for m in {HEAVY!r} if m in sys.modules])"
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
-    assert set(extractor.__all__) >= {"extract", "extract_many", "run", "validate", "evaluate", "LLMConfig", "ExtractorError"}
+    assert set(extractor.__all__) >= {
+        "extract",
+        "extract_many",
+        "run",
+        "validate",
+        "evaluate",
+        "LLMConfig",
+        "ExtractorError",
+    }
 
 
 def test_text_and_path_give_the_same_facts_and_a_missing_file_is_an_error():

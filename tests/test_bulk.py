@@ -18,8 +18,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from fixture_paths import HTML_002, ROOT, SEED_000, SEED_002, TEXT_000
+from llm_server import Reply, ScriptedServer, error_reply, tool_reply
+from scripted_answers import quoted_answer
 
-from extractor.evals.benchmarks.corpus import build_corpus, distinct_copy
 from extractor.backends import rules
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, Status
@@ -28,10 +30,8 @@ from extractor.bulk.runner import BulkRun
 from extractor.bulk.sources import discover
 from extractor.bulk.work import Job, Step, handle
 from extractor.bulk.workers import DIED, WorkerPool
+from extractor.evals.benchmarks.corpus import build_corpus, distinct_copy
 from extractor.loaders import load
-from fixture_paths import HTML_002, ROOT, SEED_000, SEED_002, TEXT_000
-from llm_server import Reply, ScriptedServer, error_reply, tool_reply
-from scripted_answers import quoted_answer
 
 EXTRACTOR = [sys.executable, "-m", "extractor.cli"]
 
@@ -46,7 +46,10 @@ def records(out: Path) -> list[dict]:
 
 def failures(out: Path) -> dict[str, dict]:
     lines = (out / "failures.jsonl").read_text(encoding="utf-8").splitlines()
-    return {Path(record["ref"]).name if "::" not in record["ref"] else record["ref"].split("::")[1]: record for record in map(json.loads, lines)}
+    return {
+        Path(record["ref"]).name if "::" not in record["ref"] else record["ref"].split("::")[1]: record
+        for record in map(json.loads, lines)
+    }
 
 
 def fact_rows(out: Path) -> list[tuple[str, ...]]:
@@ -68,19 +71,30 @@ def statuses(out: Path) -> Counter[str]:
 def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """A folder of good filings and every kind of bad input, run once."""
     corpus = tmp_path_factory.mktemp("planted")
-    good = build_corpus(corpus / "good", 3, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt", "tests/fixtures/html/002_59f0e0194afd947c.htm"))
+    good = build_corpus(
+        corpus / "good",
+        3,
+        samples=(
+            "tests/fixtures/000_a279831d03f6579a.txt",
+            "tests/fixtures/002_59f0e0194afd947c.txt",
+            "tests/fixtures/html/002_59f0e0194afd947c.htm",
+        ),
+    )
     bad = corpus / "bad"
     bad.mkdir()
     (bad / "copy-of-first.txt").write_bytes(good[0].read_bytes())  # same content, another name
     (bad / "empty.txt").write_bytes(b"")
     (bad / "binary.bin").write_bytes(bytes(range(256)) * 40)
     (bad / "image-named.htm").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(2000))  # mislabeled: a picture called .htm
-    (bad / "really-html.pdf").write_bytes(HTML_002.read_bytes().replace(b"</html>", b"<!-- renamed --></html>"))  # mislabeled the other way
+    (bad / "really-html.pdf").write_bytes(
+        HTML_002.read_bytes().replace(b"</html>", b"<!-- renamed --></html>")
+    )  # mislabeled the other way
     html = HTML_002.read_bytes()
     (bad / "truncated.htm").write_bytes(html[: len(html) // 2] + b"<td class=")  # cut mid-tag
     (bad / "huge.txt").write_bytes(b"Stock options outstanding 1,234\n" * 20_000)  # 660 kB, over --max-bytes
     (bad / "income-taxes.txt").write_text(
-        "Note 7. Income Taxes\nCurrent federal 1,234 2,345\nDeferred state (456) 789\nTotal provision 5,678 9,012\n", encoding="utf-8"
+        "Note 7. Income Taxes\nCurrent federal 1,234 2,345\nDeferred state (456) 789\nTotal provision 5,678 9,012\n",
+        encoding="utf-8",
     )  # a section that is not what a stock compensation run expects
     (bad / "windows-1252.txt").write_bytes(TEXT_000.read_bytes().replace(b"Weighted", b"\x93Weighted\x94", 1))
     with zipfile.ZipFile(bad / "archive.zip", "w") as archive:
@@ -89,12 +103,24 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.
         archive.writestr("inner/nested.zip", b"PK\x03\x04" + bytes(100))
     (bad / "broken.zip").write_bytes(b"PK\x03\x04" + b"not really a zip archive" * 10)
     out = corpus / "out"
-    result = run(str(corpus / "good"), str(bad), str(corpus / "missing-folder"), str(corpus / "nothing-*.htm"),
-                 "--out", str(out), "--workers", "1", "--max-bytes", "400000")  # fmt: skip
+    result = run(
+        str(corpus / "good"),
+        str(bad),
+        str(corpus / "missing-folder"),
+        str(corpus / "nothing-*.htm"),
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--max-bytes",
+        "400000",
+    )
     return out, result
 
 
-def test_bad_inputs_become_failure_records_and_the_batch_goes_on(planted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_bad_inputs_become_failure_records_and_the_batch_goes_on(
+    planted: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     out, result = planted
     assert result.returncode == 1, result.stderr
     failed = failures(out)
@@ -114,12 +140,22 @@ def test_bad_inputs_become_failure_records_and_the_batch_goes_on(planted: tuple[
         assert reason in failed[name]["reason"], (name, failed[name])
     extracted = {Path(r["document"]["ref"].split("::")[-1]).name: r for r in records(out)}
     assert set(extracted) == {
-        "doc-000000.txt", "doc-000001.txt", "doc-000002.htm", "really-html.pdf", "truncated.htm",
-        "income-taxes.txt", "windows-1252.txt", "seed-000.txt", "seed-002.txt",
-    }  # fmt: skip
+        "doc-000000.txt",
+        "doc-000001.txt",
+        "doc-000002.htm",
+        "really-html.pdf",
+        "truncated.htm",
+        "income-taxes.txt",
+        "windows-1252.txt",
+        "seed-000.txt",
+        "seed-002.txt",
+    }
     assert extracted["really-html.pdf"]["document"]["format"] == "html"  # read by content, not by name
     assert extracted["really-html.pdf"]["status"] == "done"
-    assert extracted["seed-002.txt"]["status"] == "done" and len(extracted["seed-002.txt"]["extraction"]["note"]["award_activity"]) > 0
+    assert (
+        extracted["seed-002.txt"]["status"] == "done"
+        and len(extracted["seed-002.txt"]["extraction"]["note"]["award_activity"]) > 0
+    )
     taxes = extracted["income-taxes.txt"]
     assert taxes["status"] == "review" and taxes["needs_review"] is True
     assert [f["rule"] for f in taxes["extraction"]["validation"]["findings"]] == ["coverage.empty"]
@@ -132,7 +168,9 @@ def test_bad_inputs_become_failure_records_and_the_batch_goes_on(planted: tuple[
     assert "8 failed" in result.stderr or "failed (see failures.jsonl)" in result.stderr
 
 
-def test_facts_csv_and_parquet_hold_the_same_rows_with_spans(planted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_facts_csv_and_parquet_hold_the_same_rows_with_spans(
+    planted: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     import pyarrow.parquet as pq
 
     out, _ = planted
@@ -147,7 +185,9 @@ def test_facts_csv_and_parquet_hold_the_same_rows_with_spans(planted: tuple[Path
     assert document["extraction"]["document_sha256"]  # the record carries the text's hash the span points into
 
 
-def test_rerun_skips_finished_documents_and_retries_failed_only_when_asked(planted: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_rerun_skips_finished_documents_and_retries_failed_only_when_asked(
+    planted: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
     out, _ = planted
     before = (out / "records.jsonl").read_bytes()
     again = run(*_planted_args(out), "--out", str(out), "--workers", "1", "--max-bytes", "400000")
@@ -161,7 +201,9 @@ def test_rerun_skips_finished_documents_and_retries_failed_only_when_asked(plant
     this_run = json.loads((out / "summary.json").read_text())["this_run"]
     assert this_run["already_finished"] == 9 and this_run["finished"] == {"failed": 8}
     assert (out / "records.jsonl").read_bytes() == before
-    assert len(failures(out)) == len((out / "failures.jsonl").read_text().splitlines()) == 8  # one line per failed input, still
+    assert (
+        len(failures(out)) == len((out / "failures.jsonl").read_text().splitlines()) == 8
+    )  # one line per failed input, still
     other = run(*_planted_args(out), "--out", str(out), "--backend", "hybrid", "--base-url", "http://127.0.0.1:9/v1")
     assert other.returncode == 2 and "holds a run with other settings" in other.stderr
 
@@ -176,7 +218,14 @@ def _planted_args(out: Path) -> list[str]:
 
 def start(*args: str) -> subprocess.Popen[str]:
     """A run in its own process group, as a shell starts a job (Ctrl-C reaches the whole group)."""
-    return subprocess.Popen([*EXTRACTOR, "run", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [*EXTRACTOR, "run", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def wait_for_records(out: Path, at_least: int, process: subprocess.Popen[str], timeout: float = 60) -> None:
@@ -223,7 +272,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[s
     return folder / "in", fact_rows(clean)
 
 
-def test_kill_9_at_any_moment_then_resume_gives_exactly_one_record_per_document(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+def test_kill_9_at_any_moment_then_resume_gives_exactly_one_record_per_document(
+    corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path
+) -> None:
     inputs, clean_rows = corpus
     out = tmp_path / "out"
     for killed_after in (3, 20, 41):
@@ -232,7 +283,9 @@ def test_kill_9_at_any_moment_then_resume_gives_exactly_one_record_per_document(
         if killed_after == 3:  # the main process alone: its workers must notice and stop, not linger
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
-            assert wait_until(lambda: not group_members(process.pid), timeout=15), f"workers left behind: {group_members(process.pid)}"
+            assert wait_until(lambda pid=process.pid: not group_members(pid), timeout=15), (
+                f"workers left behind: {group_members(process.pid)}"
+            )
         else:
             os.killpg(process.pid, signal.SIGKILL)  # the run and its workers, mid-write perhaps
             process.wait()
@@ -252,7 +305,9 @@ def test_kill_9_at_any_moment_then_resume_gives_exactly_one_record_per_document(
     assert summary["documents"]["total"] == 60 and summary["documents"]["pending"] == 0
 
 
-def test_ctrl_c_stops_after_the_documents_in_flight_and_the_same_command_goes_on(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+def test_ctrl_c_stops_after_the_documents_in_flight_and_the_same_command_goes_on(
+    corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path
+) -> None:
     inputs, clean_rows = corpus
     out = tmp_path / "out"
     process = start(str(inputs), "--out", str(out), "--workers", "1")
@@ -263,20 +318,28 @@ def test_ctrl_c_stops_after_the_documents_in_flight_and_the_same_command_goes_on
     assert "Ctrl-C: finishing the documents in flight" in stderr and "run the same command again" in stderr
     stopped = records(out)
     assert 5 <= len(stopped) < 60
-    assert sum(statuses(out)[s] for s in ("done", "review")) == len(stopped)  # what was in flight was written and committed
+    assert sum(statuses(out)[s] for s in ("done", "review")) == len(
+        stopped
+    )  # what was in flight was written and committed
     resumed = run(str(inputs), "--out", str(out), "--workers", "1")
     assert resumed.returncode == 0
     assert json.loads((out / "summary.json").read_text())["this_run"]["already_finished"] == len(stopped)
     assert len(records(out)) == 60 and fact_rows(out) == clean_rows
 
 
-def test_an_edited_output_folder_is_refused_not_overwritten(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+def test_an_edited_output_folder_is_refused_not_overwritten(
+    corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path
+) -> None:
     inputs, _ = corpus
     out = tmp_path / "out"
     assert run(str(inputs), "--out", str(out), "--workers", "1").returncode == 0
     (out / "records.jsonl").write_text("")  # a user emptied it
     refused = run(str(inputs), "--out", str(out))
-    assert refused.returncode == 2 and "records.jsonl is shorter" in refused.stderr and "start a new --out" in refused.stderr
+    assert (
+        refused.returncode == 2
+        and "records.jsonl is shorter" in refused.stderr
+        and "start a new --out" in refused.stderr
+    )
 
 
 # --- the LLM path: concurrent, rate-limited, failures recorded ------------------------------------
@@ -284,7 +347,9 @@ def test_an_edited_output_folder_is_refused_not_overwritten(corpus: tuple[Path, 
 
 def llm_corpus(folder: Path, copies: int) -> Path:
     """Copies of both seeds, and one copy of seed 002 the scripted model always fails on."""
-    build_corpus(folder, copies, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
+    build_corpus(
+        folder, copies, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt")
+    )
     poisoned = SEED_002.read_bytes().replace(b"has a share award plan", b"has one share award plan")
     (folder / "poisoned.txt").write_bytes(poisoned)
     return folder
@@ -303,7 +368,9 @@ def model() -> Iterator[ScriptedServer]:
         prompt = json.dumps(body["messages"])
         if "has one share award plan" in prompt:
             return error_reply(500, "scripted: this document always fails")
-        return next((reply for marker, reply in answers.items() if marker in prompt), tool_reply({}))  # a hybrid block: nothing more
+        return next(
+            (reply for marker, reply in answers.items() if marker in prompt), tool_reply({})
+        )  # a hybrid block: nothing more
 
     with ScriptedServer(respond) as server:
         yield server
@@ -320,17 +387,36 @@ def llm_config(tmp_path: Path, **extra: object) -> Path:
 def test_llm_run_extracts_concurrently_and_records_the_failing_document(model, tmp_path: Path) -> None:
     inputs = llm_corpus(tmp_path / "in", 8)
     out = tmp_path / "out"
-    result = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", model.base_url,
-                 "--config", str(llm_config(tmp_path)), "--concurrency", "4", "--workers", "1")  # fmt: skip
+    result = run(
+        str(inputs),
+        "--out",
+        str(out),
+        "--backend",
+        "llm",
+        "--base-url",
+        model.base_url,
+        "--config",
+        str(llm_config(tmp_path)),
+        "--concurrency",
+        "4",
+        "--workers",
+        "1",
+    )
     assert result.returncode == 1, result.stderr
     written = records(out)
     assert len(written) == 8 and {r["status"] for r in written} == {"done"}
     provenance = written[0]["extraction"]["provenance"]
-    assert provenance["backend"] == "llm" and provenance["model"] == "scripted" and provenance["prompt_id"].startswith("stock_compensation@v")
+    assert (
+        provenance["backend"] == "llm"
+        and provenance["model"] == "scripted"
+        and provenance["prompt_id"].startswith("stock_compensation@v")
+    )
     assert written[0]["extraction"]["usage"]["requests"] == 1 and written[0]["timing"]["extract_seconds"] > 0
     failed = failures(out)
     assert list(failed) == ["poisoned.txt"]
-    assert failed["poisoned.txt"]["stage"] == "extract" and "HTTP 500 after 2 attempts" in failed["poisoned.txt"]["reason"]
+    assert (
+        failed["poisoned.txt"]["stage"] == "extract" and "HTTP 500 after 2 attempts" in failed["poisoned.txt"]["reason"]
+    )
     summary = json.loads((out / "summary.json").read_text())
     assert summary["llm"]["requests"] == 8 + 2  # eight answers, and two attempts at the poisoned copy
     assert summary["llm"]["prompt_tokens"] == 8 * 1000 and summary["llm"]["retries"] == 1
@@ -341,22 +427,60 @@ def test_an_endpoint_that_cannot_serve_stops_the_run_and_leaves_documents_pendin
     inputs = llm_corpus(tmp_path / "in", 4)
     out = tmp_path / "out"
     config = str(llm_config(tmp_path))
-    down = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", "http://127.0.0.1:9/v1", "--config", config, "--workers", "1")
+    down = run(
+        str(inputs),
+        "--out",
+        str(out),
+        "--backend",
+        "llm",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--config",
+        config,
+        "--workers",
+        "1",
+    )
     assert down.returncode == 1
     assert "cannot reach http://127.0.0.1:9/v1" in down.stderr and "stay pending for the next run" in down.stderr
-    assert not records(out) and not (out / "failures.jsonl").read_text()  # nothing recorded as failed: the documents did not fail
+    assert (
+        not records(out) and not (out / "failures.jsonl").read_text()
+    )  # nothing recorded as failed: the documents did not fail
     assert statuses(out)["pending"] >= 1
-    back = run(str(inputs), "--out", str(out), "--backend", "llm", "--base-url", model.base_url, "--config", config, "--workers", "1")
+    back = run(
+        str(inputs),
+        "--out",
+        str(out),
+        "--backend",
+        "llm",
+        "--base-url",
+        model.base_url,
+        "--config",
+        config,
+        "--workers",
+        "1",
+    )
     assert len(records(out)) == 4 and list(failures(out)) == ["poisoned.txt"]
     assert back.returncode == 1 and statuses(out) == Counter({"done": 4, "failed": 1})
 
 
 def test_hybrid_run_asks_the_llm_only_where_rules_fall_short(model, tmp_path: Path) -> None:
     inputs = tmp_path / "in"
-    build_corpus(inputs, 4, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
+    build_corpus(
+        inputs, 4, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt")
+    )
     out = tmp_path / "out"
     asked_before = len(model.requests)
-    result = run(str(inputs), "--out", str(out), "--backend", "hybrid", "--base-url", model.base_url, "--config", str(llm_config(tmp_path)))
+    result = run(
+        str(inputs),
+        "--out",
+        str(out),
+        "--backend",
+        "hybrid",
+        "--base-url",
+        model.base_url,
+        "--config",
+        str(llm_config(tmp_path)),
+    )
     assert result.returncode == 0, result.stderr
     written = records(out)
     complete = [r for r in written if any("no LLM call" in w for w in r["extraction"]["warnings"])]
@@ -365,9 +489,16 @@ def test_hybrid_run_asks_the_llm_only_where_rules_fall_short(model, tmp_path: Pa
     assert all(r["extraction"]["provenance"]["asked"] == [] for r in complete)
     for record in asked:  # the record says which blocks were sent, and why
         blocks = record["extraction"]["provenance"]["asked"]
-        assert [(b["kind"], b["index"]) for b in blocks] == [("paragraph", 6), ("paragraph", 7), ("paragraph", 10), ("paragraph", 11)]
+        assert [(b["kind"], b["index"]) for b in blocks] == [
+            ("paragraph", 6),
+            ("paragraph", 7),
+            ("paragraph", 10),
+            ("paragraph", 11),
+        ]
         assert blocks[3]["reason"] == "2 unexplained numbers: 7,500, 10,000"
-    assert len(model.requests) - asked_before == 4 * len(asked) == sum(r["extraction"]["usage"]["requests"] for r in asked)
+    assert (
+        len(model.requests) - asked_before == 4 * len(asked) == sum(r["extraction"]["usage"]["requests"] for r in asked)
+    )
     assert {r["extraction"]["provenance"]["backend"] for r in written} == {"hybrid"}
 
 
@@ -411,27 +542,41 @@ def batch_results(requests: Path, answer: Callable[[dict], dict | None]) -> list
         request = json.loads(line)
         arguments = answer(request["body"])
         if arguments is None:
-            result = {"response": {"status_code": 500, "body": {"error": {"message": "scripted batch failure"}}}, "error": None}
+            result = {
+                "response": {"status_code": 500, "body": {"error": {"message": "scripted batch failure"}}},
+                "error": None,
+            }
         else:
-            result = {"response": {"status_code": 200, "request_id": f"req_{number}", "body": tool_reply(arguments).body}, "error": None}
+            result = {
+                "response": {"status_code": 200, "request_id": f"req_{number}", "body": tool_reply(arguments).body},
+                "error": None,
+            }
         lines.append(json.dumps({"id": f"batch_req_{number}", "custom_id": request["custom_id"], **result}))
     return lines
 
 
-def test_batch_export_then_import_goes_through_the_same_validation_and_outputs(model: ScriptedServer, tmp_path: Path) -> None:
+def test_batch_export_then_import_goes_through_the_same_validation_and_outputs(
+    model: ScriptedServer, tmp_path: Path
+) -> None:
     inputs = llm_corpus(tmp_path / "in", 4)  # two copies of each seed, and the poisoned copy
     out, requests = tmp_path / "out", tmp_path / "requests.jsonl"
-    exported = run(str(inputs), "--out", str(out), "--backend", "llm", "--model", "gpt-4o-mini", "--batch-export", str(requests))
+    exported = run(
+        str(inputs), "--out", str(out), "--backend", "llm", "--model", "gpt-4o-mini", "--batch-export", str(requests)
+    )
     assert exported.returncode == 0, exported.stderr
     assert "5 documents wait for their answers" in exported.stderr and "--batch-import" in exported.stderr
     lines = [json.loads(line) for line in requests.read_text().splitlines()]
-    assert len(lines) == 3  # copies ask the very same question: one request each for seed 000, seed 002 and the poisoned copy
+    assert (
+        len(lines) == 3
+    )  # copies ask the very same question: one request each for seed 000, seed 002 and the poisoned copy
     assert all(line["method"] == "POST" and line["url"] == "/v1/chat/completions" for line in lines)
     body = lines[0]["body"]
     assert body["model"] == "gpt-4o-mini" and body["tools"][0]["function"]["name"] == "StockCompensationNote"
     assert len({line["custom_id"] for line in lines}) == 3
     assert not records(out) and statuses(out) == Counter({"exported": 5})
-    again = run(str(inputs), "--out", str(out), "--backend", "llm", "--model", "gpt-4o-mini", "--batch-export", str(requests))
+    again = run(
+        str(inputs), "--out", str(out), "--backend", "llm", "--model", "gpt-4o-mini", "--batch-export", str(requests)
+    )
     assert again.returncode == 0 and requests.read_text().count("\n") == 3  # nothing exported twice
 
     answers = {}
@@ -451,20 +596,42 @@ def test_batch_export_then_import_goes_through_the_same_validation_and_outputs(m
     written = records(out)
     assert len(written) == 4 and {r["status"] for r in written} == {"done"}
     assert {r["extraction"]["provenance"]["model"] for r in written} == {"gpt-4o-mini"}
-    assert all(r["extraction"]["usage"]["requests"] == 1 and r["extraction"]["usage"]["prompt_tokens"] == 1000 for r in written)
+    assert all(
+        r["extraction"]["usage"]["requests"] == 1 and r["extraction"]["usage"]["prompt_tokens"] == 1000 for r in written
+    )
     failed = failures(out)
-    assert list(failed) == ["poisoned.txt"] and "Batch API could not answer this request (HTTP 500: scripted batch failure)" in failed["poisoned.txt"]["reason"]
-    live = run(str(inputs), "--out", str(tmp_path / "live"), "--backend", "llm", "--base-url", model.base_url, "--config", str(llm_config(tmp_path)))
+    assert (
+        list(failed) == ["poisoned.txt"]
+        and "Batch API could not answer this request (HTTP 500: scripted batch failure)"
+        in failed["poisoned.txt"]["reason"]
+    )
+    live = run(
+        str(inputs),
+        "--out",
+        str(tmp_path / "live"),
+        "--backend",
+        "llm",
+        "--base-url",
+        model.base_url,
+        "--config",
+        str(llm_config(tmp_path)),
+    )
     assert live.returncode == 1  # the scripted endpoint fails the poisoned copy too
-    assert [row[4:] for row in fact_rows(out)] == [row[4:] for row in fact_rows(tmp_path / "live")]  # the same facts as live answers give
-    assert run("--out", str(out), "--batch-import", str(results)).returncode == 1  # importing twice writes nothing twice
+    assert [row[4:] for row in fact_rows(out)] == [
+        row[4:] for row in fact_rows(tmp_path / "live")
+    ]  # the same facts as live answers give
+    assert (
+        run("--out", str(out), "--batch-import", str(results)).returncode == 1
+    )  # importing twice writes nothing twice
     assert len(records(out)) == 4
 
 
 # --- the output folder over time: a second run at once, fixed and edited inputs --------------------
 
 
-def test_a_second_run_into_a_folder_in_use_is_refused(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+def test_a_second_run_into_a_folder_in_use_is_refused(
+    corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path
+) -> None:
     inputs, clean_rows = corpus
     out = tmp_path / "out"
     first = start(str(inputs), "--out", str(out), "--workers", "1")
@@ -479,7 +646,9 @@ def test_fixed_and_edited_inputs_leave_only_current_documents_in_counts_failures
     import pyarrow.parquet as pq
 
     inputs, out = tmp_path / "in", tmp_path / "out"
-    build_corpus(inputs, 2, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
+    build_corpus(
+        inputs, 2, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt")
+    )
     (inputs / "later.txt").write_bytes(b"")  # empty now, a filing later
     broken = tmp_path / "late.zip"
     broken.write_bytes(b"PK\x03\x04 not yet")
@@ -500,7 +669,9 @@ def test_fixed_and_edited_inputs_leave_only_current_documents_in_counts_failures
     assert summary["superseded"] == 2  # the empty file's old content, and the edited file's first version
     assert len(records(out)) == 5  # the first version's record stays in the log ...
     table = pq.read_table(out / "facts.parquet")
-    assert set(table.column("document_sha256").to_pylist()) == {r["document"]["sha256"] for r in records(out)} - {first_version}  # ... not in the dataset
+    assert set(table.column("document_sha256").to_pylist()) == {r["document"]["sha256"] for r in records(out)} - {
+        first_version
+    }  # ... not in the dataset
 
 
 def test_folders_matched_by_a_glob_are_walked_and_ids_keep_their_suffix(tmp_path: Path) -> None:
@@ -511,36 +682,72 @@ def test_folders_matched_by_a_glob_are_walked_and_ids_keep_their_suffix(tmp_path
     out = tmp_path / "out [final]"  # brackets: rich markup must not eat the name
     result = run(str(tmp_path / "in" / "*"), "--out", str(out))
     assert result.returncode == 0, result.stderr
-    assert sorted(r["document"]["id"] for r in records(out)) == ["a/note.htm", "a/note.txt", "b/note.txt"]  # below the glob's fixed part
+    assert sorted(r["document"]["id"] for r in records(out)) == [
+        "a/note.htm",
+        "a/note.txt",
+        "b/note.txt",
+    ]  # below the glob's fixed part
     assert "out [final]" in result.stderr
 
 
 def test_export_refuses_a_file_it_did_not_write_and_settings_other_than_the_first_export(tmp_path: Path) -> None:
     inputs = tmp_path / "in"
-    build_corpus(inputs, 2, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
+    build_corpus(
+        inputs, 2, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt")
+    )
     precious = tmp_path / "precious.jsonl"
     precious.write_text('{"a user\'s": "file"}\n')
     refused = run(str(inputs), "--out", str(tmp_path / "out"), "--backend", "llm", "--batch-export", str(precious))
     assert refused.returncode == 2 and "was not written by this run" in refused.stderr
     assert precious.read_text() == '{"a user\'s": "file"}\n'
     requests = tmp_path / "requests.jsonl"
-    assert run(str(inputs), "--out", str(tmp_path / "out2"), "--backend", "llm", "--batch-export", str(requests)).returncode == 0
-    other = run(str(inputs), "--out", str(tmp_path / "out2"), "--backend", "llm", "--batch-export", str(requests), "--temperature", "0.5")
+    assert (
+        run(
+            str(inputs), "--out", str(tmp_path / "out2"), "--backend", "llm", "--batch-export", str(requests)
+        ).returncode
+        == 0
+    )
+    other = run(
+        str(inputs),
+        "--out",
+        str(tmp_path / "out2"),
+        "--backend",
+        "llm",
+        "--batch-export",
+        str(requests),
+        "--temperature",
+        "0.5",
+    )
     assert other.returncode == 2 and "llm.temperature: 0.0 before, 0.5 now" in other.stderr
 
 
 def test_batch_import_from_another_folder_with_a_broken_line_then_new_results(tmp_path: Path) -> None:
     inputs = tmp_path / "in"
-    build_corpus(inputs, 2, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt"))
-    exported = subprocess.run([*EXTRACTOR, "run", "in", "--out", "out", "--backend", "llm", "--batch-export", "requests.jsonl"],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+    build_corpus(
+        inputs, 2, samples=("tests/fixtures/000_a279831d03f6579a.txt", "tests/fixtures/002_59f0e0194afd947c.txt")
+    )
+    exported = subprocess.run(
+        [*EXTRACTOR, "run", "in", "--out", "out", "--backend", "llm", "--batch-export", "requests.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert exported.returncode == 0, exported.stderr  # refs are relative to tmp_path
-    answers = {marker: quoted_answer(rules.extract(load(path)), load(path)) for marker, path in (("Articles of Incorporation", SEED_000), ("has a share award plan", SEED_002))}
-    lines = batch_results(tmp_path / "requests.jsonl", lambda body: next(a for m, a in answers.items() if m in json.dumps(body["messages"])))
+    answers = {
+        marker: quoted_answer(rules.extract(load(path)), load(path))
+        for marker, path in (("Articles of Incorporation", SEED_000), ("has a share award plan", SEED_002))
+    }
+    lines = batch_results(
+        tmp_path / "requests.jsonl",
+        lambda body: next(a for m, a in answers.items() if m in json.dumps(body["messages"])),
+    )
     broken = json.loads(lines[0])
     del broken["response"]["body"]  # a line the Batch API would never write, but a user's script might
     (tmp_path / "partial.jsonl").write_text(json.dumps(broken) + "\n" + lines[1] + "\n")
-    first = run("--out", str(tmp_path / "out"), "--batch-import", str(tmp_path / "partial.jsonl"))  # from the project root
+    first = run(
+        "--out", str(tmp_path / "out"), "--batch-import", str(tmp_path / "partial.jsonl")
+    )  # from the project root
     assert first.returncode == 1
     failed = json.loads((tmp_path / "out" / "failures.jsonl").read_text().splitlines()[0])
     assert failed["stage"] == "batch" and "is not a Batch API result" in failed["reason"]
@@ -582,10 +789,14 @@ class FullDisk(OutputWriter):
         return super().append(batch)
 
 
-def test_a_writer_that_fails_stops_the_run_with_its_error_instead_of_hanging(corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path) -> None:
+def test_a_writer_that_fails_stops_the_run_with_its_error_instead_of_hanging(
+    corpus: tuple[Path, list[tuple[str, ...]]], tmp_path: Path
+) -> None:
     inputs, _ = corpus
     manifest = Manifest(tmp_path / "manifest.sqlite")
-    bulk = BulkRun(manifest, FullDisk(tmp_path, manifest), Step(BackendName.rules), workers=2, concurrency=2, max_bytes=1 << 20)
+    bulk = BulkRun(
+        manifest, FullDisk(tmp_path, manifest), Step(BackendName.rules), workers=2, concurrency=2, max_bytes=1 << 20
+    )
 
     async def scenario() -> None:
         await bulk.run(discover([str(inputs)]), 60)
@@ -593,7 +804,7 @@ def test_a_writer_that_fails_stops_the_run_with_its_error_instead_of_hanging(cor
     with pytest.raises(OSError, match="No space left"):
         asyncio.run(asyncio.wait_for(scenario(), timeout=60))
     assert not bulk.pool._workers  # every worker ended
-    assert 0 < sum(manifest.counts().values()) and manifest.counts().get(Status.done, 0) < 60
+    assert sum(manifest.counts().values()) > 0 and manifest.counts().get(Status.done, 0) < 60
     manifest.close()
 
 
@@ -603,8 +814,19 @@ def test_a_second_ctrl_c_stops_at_once_even_with_requests_in_flight(tmp_path: Pa
     slow.delay = 30.0  # an endpoint that takes its time
     with ScriptedServer(lambda body: slow) as server:
         inputs = llm_corpus(tmp_path / "in", 4)
-        process = start(str(inputs), "--out", str(tmp_path / "out"), "--backend", "llm", "--base-url", server.base_url,
-                        "--config", str(llm_config(tmp_path)), "--concurrency", "4")  # fmt: skip
+        process = start(
+            str(inputs),
+            "--out",
+            str(tmp_path / "out"),
+            "--backend",
+            "llm",
+            "--base-url",
+            server.base_url,
+            "--config",
+            str(llm_config(tmp_path)),
+            "--concurrency",
+            "4",
+        )
         assert wait_until(lambda: len(server.requests) >= 2, timeout=60)
         os.killpg(process.pid, signal.SIGINT)  # finish what is in flight ...
         time.sleep(0.5)

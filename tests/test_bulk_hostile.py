@@ -19,13 +19,13 @@ from fixture_paths import HTML_002, ROOT, SEED_000, SEED_002
 from llm_server import Reply, ScriptedServer, tool_reply
 from scripted_answers import quoted_answer
 
-from extractor.evals.benchmarks.corpus import build_corpus, distinct_copy
 from extractor.backends import rules
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Finished, Manifest, Status
 from extractor.bulk.sources import ref_of, split_ref
 from extractor.bulk.work import Job, Step, handle
 from extractor.bulk.workers import WorkerPool
+from extractor.evals.benchmarks.corpus import build_corpus, distinct_copy
 from extractor.loaders import load
 
 EXTRACTOR = [sys.executable, "-m", "extractor.cli"]
@@ -33,7 +33,9 @@ NON_UTF8 = os.fsdecode(b"caf\xe9-note.txt")  # a Latin-1 name on a UTF-8 file sy
 
 
 def run(*args: str, timeout: float = 300, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*prefix, *EXTRACTOR, "run", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False)
+    return subprocess.run(
+        [*prefix, *EXTRACTOR, "run", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False
+    )
 
 
 def lines(path: Path) -> list[dict]:
@@ -105,7 +107,7 @@ def test_a_file_name_that_is_not_utf8_is_extracted_and_its_name_kept_losslessly(
     inputs.mkdir()
     (inputs / NON_UTF8).write_bytes(SEED_000.read_bytes())
     (inputs / "plain.txt").write_bytes(SEED_002.read_bytes())
-    for attempt in range(2):  # a rerun must not crash at the same point either
+    for _ in range(2):  # a rerun must not crash at the same point either
         result = run(str(inputs), "--out", str(tmp_path / "out"), timeout=120)
         assert result.returncode == 0, result.stderr
     written = lines(tmp_path / "out" / "records.jsonl")
@@ -133,7 +135,14 @@ def test_a_file_named_like_an_archive_member_does_not_collide_with_the_member(tm
 
 
 def test_refs_read_back_to_the_path_and_member_they_were_made_from() -> None:
-    for path, member in [("a::b.txt", None), ("a", "b.txt"), ("x\\:y", "m::n"), (NON_UTF8, None), ("c:", "d"), ("plain/x.htm", None)]:
+    for path, member in [
+        ("a::b.txt", None),
+        ("a", "b.txt"),
+        ("x\\:y", "m::n"),
+        (NON_UTF8, None),
+        ("c:", "d"),
+        ("plain/x.htm", None),
+    ]:
         assert split_ref(ref_of(path, member)) == (path, member)
     assert ref_of("filings/a/R19.htm") == "filings/a/R19.htm" and ref_of("q3.zip", "a/R19.htm") == "q3.zip::a/R19.htm"
 
@@ -163,13 +172,23 @@ def test_an_unreadable_subfolder_becomes_a_failure_record_and_the_run_exits_1(tm
     finally:
         locked.chmod(0o755)
     assert result.returncode == 1, result.stderr
-    assert accounted(tmp_path / "globbed")[ref_of(str(locked))].startswith("failed at read: a folder that cannot be read")
+    assert accounted(tmp_path / "globbed")[ref_of(str(locked))].startswith(
+        "failed at read: a folder that cannot be read"
+    )
 
 
 def test_zip_members_that_climb_out_of_the_archive_are_refused_with_a_record(tmp_path: Path) -> None:
     inputs = tmp_path / "in"
     inputs.mkdir()
-    names = ["../x.txt", "..\\y.txt", "ok/../../z.txt", "/etc/abs.txt", "ok/fine.txt", "also-fine.txt", ".hidden/skip.txt"]
+    names = [
+        "../x.txt",
+        "..\\y.txt",
+        "ok/../../z.txt",
+        "/etc/abs.txt",
+        "ok/fine.txt",
+        "also-fine.txt",
+        ".hidden/skip.txt",
+    ]
     with zipfile.ZipFile(inputs / "members.zip", "w") as archive:
         for number, name in enumerate(names):
             archive.writestr(name, distinct_copy(SEED_000.read_bytes(), ".txt", 700 + number))
@@ -192,14 +211,20 @@ def test_a_commit_whose_second_statement_fails_loses_nothing_after_resume(tmp_pa
     build_corpus(inputs / "later", 3, samples=(str(SEED_002),))
     out = tmp_path / "out"
     assert run(str(inputs / "first"), "--out", str(out)).returncode == 0
-    with sqlite3.connect(out / "manifest.sqlite") as db:  # the output lengths cannot be stored once a document is finished
-        db.execute("create trigger full_disk before insert on outputs when (select count(*) from documents where status != 'pending') > 1"
-                   " begin select raise(abort, 'database or disk is full'); end")  # fmt: skip
+    with sqlite3.connect(
+        out / "manifest.sqlite"
+    ) as db:  # the output lengths cannot be stored once a document is finished
+        db.execute(
+            "create trigger full_disk before insert on outputs when (select count(*) from documents where status != 'pending') > 1"
+            " begin select raise(abort, 'database or disk is full'); end"
+        )
     failed = run(str(inputs), "--out", str(out), "--workers", "1")
     assert failed.returncode == 1 and "disk is full" in failed.stderr, failed.stderr
     with sqlite3.connect(out / "manifest.sqlite") as db:
         db.execute("drop trigger full_disk")
-        assert db.execute("select count(*) from documents where status != 'pending'").fetchone()[0] == 1  # the failed commit left no trace
+        assert (
+            db.execute("select count(*) from documents where status != 'pending'").fetchone()[0] == 1
+        )  # the failed commit left no trace
     resumed = run(str(inputs), "--out", str(out))
     assert resumed.returncode == 0, resumed.stderr
     written = lines(out / "records.jsonl")
@@ -228,7 +253,9 @@ def test_refs_stored_before_they_were_escaped_are_rewritten_once(tmp_path: Path)
     manifest = Manifest(tmp_path / "manifest.sqlite")
     for ref in ("in/10-K:2024.htm", "in/q3.zip::a/R2.htm", "in/plain.htm"):  # as an earlier version stored them
         manifest.db.execute("insert into inputs (ref, key) values (?, ?)", (ref, ref))
-        manifest.db.execute("insert into documents (key, ref, document_id, status, updated) values (?, ?, 'x', 'done', 0)", (ref, ref))
+        manifest.db.execute(
+            "insert into documents (key, ref, document_id, status, updated) values (?, ?, 'x', 'done', 0)", (ref, ref)
+        )
     manifest.db.execute("delete from meta where key = 'refs'")
     manifest.close()
     reopened = Manifest(tmp_path / "manifest.sqlite")
@@ -276,7 +303,10 @@ async def hang_on_poison(job: Job, step: Step) -> object:
 
 
 def test_a_document_over_the_time_limit_is_killed_and_recorded_and_the_others_finish() -> None:
-    jobs = [Job(f"good-{i}", f"good-{i}.txt", f"good-{i}", SEED_000.read_bytes() + f"\ncopy {i}\n".encode()) for i in range(3)]
+    jobs = [
+        Job(f"good-{i}", f"good-{i}.txt", f"good-{i}", SEED_000.read_bytes() + f"\ncopy {i}\n".encode())
+        for i in range(3)
+    ]
     jobs.insert(1, Job("stuck", "stuck.txt", "stuck", SEED_002.read_bytes() + b"\nHANG\n"))
 
     async def scenario() -> list[object]:
@@ -298,12 +328,20 @@ def test_a_document_over_the_time_limit_is_killed_and_recorded_and_the_others_fi
 def test_doc_timeout_through_the_cli_fails_a_slow_document_with_its_stage(tmp_path: Path) -> None:
     inputs = tmp_path / "in"
     inputs.mkdir()
-    rows = "".join(f"<tr><td>Granted in tranche {n}</td><td>{1000 + n:,}</td><td>$ {10 + n / 100:.2f}</td></tr>" for n in range(8000))
-    (inputs / "big-table.htm").write_text(f"<html><body><p>Stock option activity:</p><table>{rows}</table></body></html>", encoding="utf-8")
+    rows = "".join(
+        f"<tr><td>Granted in tranche {n}</td><td>{1000 + n:,}</td><td>$ {10 + n / 100:.2f}</td></tr>"
+        for n in range(8000)
+    )
+    (inputs / "big-table.htm").write_text(
+        f"<html><body><p>Stock option activity:</p><table>{rows}</table></body></html>", encoding="utf-8"
+    )
     result = run(str(inputs), "--out", str(tmp_path / "out"), "--doc-timeout", "0.5", timeout=120)
     assert result.returncode == 1, result.stderr
     failure = lines(tmp_path / "out" / "failures.jsonl")[0]
-    assert failure["stage"] in ("load", "extract", "validate") and "0.5 s limit per document (--doc-timeout)" in failure["reason"]
+    assert (
+        failure["stage"] in ("load", "extract", "validate")
+        and "0.5 s limit per document (--doc-timeout)" in failure["reason"]
+    )
 
 
 # --- all of it at once ---------------------------------------------------------------------------------
@@ -326,20 +364,39 @@ def hostile_folder(root: Path) -> set[str]:
     html = HTML_002.read_text(encoding="utf-8")
     body = html[html.index("<body") : html.index("</body>")]
     (odd / "deep.htm").write_text(html.replace(body, "<div>" * 1200 + body + "</div>" * 1200), encoding="utf-8")
-    rows = "".join(f"<tr><td>Granted in tranche {n}</td><td>{1000 + n:,}</td><td>$ {10 + n / 100:.2f}</td></tr>" for n in range(2000))
-    (odd / "table-2000.htm").write_text(f"<html><body><p>Stock option activity:</p><table>{rows}</table></body></html>", encoding="utf-8")
-    (odd / os.fsdecode(b"bad\xe9::x.zip")).write_bytes(b"PK\x03\x04" + b"not really a zip archive" * 10)  # an odd name, and corrupt
+    rows = "".join(
+        f"<tr><td>Granted in tranche {n}</td><td>{1000 + n:,}</td><td>$ {10 + n / 100:.2f}</td></tr>"
+        for n in range(2000)
+    )
+    (odd / "table-2000.htm").write_text(
+        f"<html><body><p>Stock option activity:</p><table>{rows}</table></body></html>", encoding="utf-8"
+    )
+    (odd / os.fsdecode(b"bad\xe9::x.zip")).write_bytes(
+        b"PK\x03\x04" + b"not really a zip archive" * 10
+    )  # an odd name, and corrupt
     members = ["../up.txt", "ok/../../up2.txt", "inner/fine.txt"]
     with zipfile.ZipFile(odd / "climb.zip", "w") as archive:
         for number, name in enumerate(members):
             archive.writestr(name, distinct_copy(SEED_002.read_bytes(), ".txt", 810 + number))
-    names = ("pipe.htm", NON_UTF8, "loop-a.txt", "loop-b.txt", "a::b.txt", "locked", "deep.htm", "table-2000.htm", os.fsdecode(b"bad\xe9::x.zip"))
+    names = (
+        "pipe.htm",
+        NON_UTF8,
+        "loop-a.txt",
+        "loop-b.txt",
+        "a::b.txt",
+        "locked",
+        "deep.htm",
+        "table-2000.htm",
+        os.fsdecode(b"bad\xe9::x.zip"),
+    )
     expected |= {ref_of(str(odd / name)) for name in names}
     expected |= {ref_of(str(odd / "climb.zip"), name) for name in members}
     return expected
 
 
-def test_a_folder_of_every_hostile_input_finishes_accounts_for_each_once_and_resume_changes_nothing(tmp_path: Path) -> None:
+def test_a_folder_of_every_hostile_input_finishes_accounts_for_each_once_and_resume_changes_nothing(
+    tmp_path: Path,
+) -> None:
     prefix = without_read_access()
     expected = hostile_folder(tmp_path)
     locked, out = tmp_path / "in" / "odd" / "locked", tmp_path / "out"
@@ -353,7 +410,7 @@ def test_a_folder_of_every_hostile_input_finishes_accounts_for_each_once_and_res
         locked.chmod(0o755)
     assert first.returncode == 1 and "Traceback" not in first.stderr, first.stderr
     seen = accounted(out)
-    assert set(seen) == expected, (set(seen) ^ expected)
+    assert set(seen) == expected, set(seen) ^ expected
     assert json.loads((out / "summary.json").read_text())["inputs"] == len(expected)
     assert again.returncode == 1 and "Traceback" not in again.stderr, again.stderr
     assert {name: (out / name).read_bytes() for name in outputs} == outputs
@@ -379,9 +436,26 @@ def test_an_llm_document_over_the_time_limit_is_cancelled_in_its_worker_and_the_
     config = tmp_path / "extractor.toml"
     config.write_text('[llm]\nattempts = 1\nmodel = "scripted"\ncache = "off"\ntimeout = 600\n')
     with ScriptedServer(respond) as server:
-        result = run(str(inputs), "--out", str(tmp_path / "out"), "--backend", "llm", "--base-url", server.base_url,
-                     "--config", str(config), "--workers", "1", "--doc-timeout", "20", timeout=150)  # well before the answer  # fmt: skip
+        result = run(
+            str(inputs),
+            "--out",
+            str(tmp_path / "out"),
+            "--backend",
+            "llm",
+            "--base-url",
+            server.base_url,
+            "--config",
+            str(config),
+            "--workers",
+            "1",
+            "--doc-timeout",
+            "20",
+            timeout=150,
+        )  # well before the answer
     assert result.returncode == 1, result.stderr
     seen = by_name(accounted(tmp_path / "out"))
-    assert seen["stalled.txt"] == "failed at extract: took longer than the 20 s limit per document (--doc-timeout); stopped"
+    assert (
+        seen["stalled.txt"]
+        == "failed at extract: took longer than the 20 s limit per document (--doc-timeout); stopped"
+    )
     assert seen["quick.txt"] in ("done", "review")

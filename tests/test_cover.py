@@ -10,11 +10,11 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from fixture_paths import EDGAR_KMX, FIXTURES, HTML_002, ROOT, SEED_002
 
 from extractor.backends import rules
 from extractor.loaders import load, load_text
 from extractor.loaders.cover import COVER_CHARS, Cover, read_cover
-from fixture_paths import EDGAR_KMX, FIXTURES, HTML_002, ROOT, SEED_002
 
 COVERS = FIXTURES / "covers"
 META_MINI = COVERS / "meta-10k-2024-mini.htm"  # Meta's 10-K cover page, then its stock-compensation note
@@ -29,11 +29,19 @@ EXPECTED = {
     "ba-10k-2024": Cover("10-K", "THE BOEING COMPANY", D(2024, 12, 31), "1-442"),
     "ba-10q-2025q2": Cover("10-Q", "THE BOEING COMPANY", D(2025, 6, 30), "1-442"),
     "hubs-10q-2025q2": Cover("10-Q", "HubSpot, Inc.", D(2025, 6, 30), "001-36680"),  # FOR THE QUARTERLY PERIOD ENDED
-    "ibm-10k-2024": Cover("10-K", "INTERNATIONAL BUSINESS MACHINES CORPORATION", D(2024, 12, 31), "1-2360"),  # number above its caption
-    "ibm-10q-2025q2": Cover("10-Q", "INTERNATIONAL BUSINESS MACHINES CORPORATION", D(2025, 6, 30), "1-2360"),  # FOR THE QUARTER ENDED
-    "ma-10k-2024": Cover("10-K", "Mastercard Incorporated", D(2024, 12, 31), "001-32877"),  # "Form" and "10-K" in two cells
+    "ibm-10k-2024": Cover(
+        "10-K", "INTERNATIONAL BUSINESS MACHINES CORPORATION", D(2024, 12, 31), "1-2360"
+    ),  # number above its caption
+    "ibm-10q-2025q2": Cover(
+        "10-Q", "INTERNATIONAL BUSINESS MACHINES CORPORATION", D(2025, 6, 30), "1-2360"
+    ),  # FOR THE QUARTER ENDED
+    "ma-10k-2024": Cover(
+        "10-K", "Mastercard Incorporated", D(2024, 12, 31), "001-32877"
+    ),  # "Form" and "10-K" in two cells
     "unh-10k-2024": Cover("10-K", "UnitedHealth Group Incorporated", D(2024, 12, 31), "1-10864"),
-    "wfc-10k-2024": Cover("10-K", "WELLS FARGO & COMPANY", D(2024, 12, 31), "001-2979"),  # period and file number on one line
+    "wfc-10k-2024": Cover(
+        "10-K", "WELLS FARGO & COMPANY", D(2024, 12, 31), "001-2979"
+    ),  # period and file number on one line
     "wmt-10k-2025": Cover("10-K", "WALMART INC.", D(2025, 1, 31), "001-06991"),  # a January year end
     "xom-10q-2025q2": Cover("10-Q", "Exxon Mobil Corporation", D(2025, 6, 30), "1-2256"),
 }
@@ -114,9 +122,19 @@ def test_only_the_first_part_of_a_document_is_read() -> None:
 
 def test_html_filing_metadata_from_its_cover() -> None:
     meta = load(META_MINI).metadata
-    assert (meta.company, meta.form, meta.fiscal_period_end, meta.cik) == ("Meta Platforms, Inc.", "10-K", D(2024, 12, 31), None)
+    assert (meta.company, meta.form, meta.fiscal_period_end, meta.cik) == (
+        "Meta Platforms, Inc.",
+        "10-K",
+        D(2024, 12, 31),
+        None,
+    )
     meta = load(BOEING_MINI).metadata
-    assert (meta.company, meta.form, meta.fiscal_period_end, meta.cik) == ("THE BOEING COMPANY", "10-Q", D(2025, 6, 30), None)
+    assert (meta.company, meta.form, meta.fiscal_period_end, meta.cik) == (
+        "THE BOEING COMPANY",
+        "10-Q",
+        D(2025, 6, 30),
+        None,
+    )
 
 
 def test_html_note_and_rpage_metadata_unchanged() -> None:
@@ -132,11 +150,13 @@ def test_inline_xbrl_tags_are_not_what_is_read() -> None:
     reader sees the rendered text only."""
     html = META_MINI.read_text(encoding="utf-8")
     tagged = html.replace(
-        "Meta Platforms, Inc.", '<ix:nonNumeric name="dei:EntityRegistrantName" contextRef="c-1">Meta Platforms, Inc.</ix:nonNumeric>', 1
+        "Meta Platforms, Inc.",
+        '<ix:nonNumeric name="dei:EntityRegistrantName" contextRef="c-1">Meta Platforms, Inc.</ix:nonNumeric>',
+        1,
     ).replace(
         "<body>",
         '<body><div style="display:none"><ix:header><ix:hidden><ix:nonNumeric name="dei:EntityRegistrantName">'
-        "Other Corp</ix:nonNumeric><ix:nonNumeric name=\"dei:DocumentType\">10-Q</ix:nonNumeric></ix:hidden></ix:header></div>",
+        'Other Corp</ix:nonNumeric><ix:nonNumeric name="dei:DocumentType">10-Q</ix:nonNumeric></ix:hidden></ix:header></div>',
         1,
     )
     assert "ix:header" in tagged and tagged.count("Meta Platforms, Inc.") == html.count("Meta Platforms, Inc.")
@@ -150,10 +170,17 @@ def test_submission_header_wins_over_the_cover() -> None:
     text = EDGAR_KMX.read_text(encoding="utf-8")
     main_only = text[: text.index("<DOCUMENT>\n<TYPE>XML")] + "</SEC-DOCUMENT>\n"
     meta = load_text(main_only, path="kmx.txt").metadata
-    assert (meta.company, meta.cik, meta.form, meta.fiscal_period_end) == ("CARMAX INC", "0001170010", "10-K", D(2020, 2, 29))
+    assert (meta.company, meta.cik, meta.form, meta.fiscal_period_end) == (
+        "CARMAX INC",
+        "0001170010",
+        "10-K",
+        D(2020, 2, 29),
+    )
     headless = main_only.replace("COMPANY CONFORMED NAME:\t\t\tCARMAX INC\n", "")
     assert headless != main_only
-    assert load_text(headless, path="kmx.txt").metadata.company == "CARMAX, INC."  # the cover fills what the header lacks
+    assert (
+        load_text(headless, path="kmx.txt").metadata.company == "CARMAX, INC."
+    )  # the cover fills what the header lacks
 
 
 def test_cover_period_is_the_fiscal_frame_of_a_whole_filing() -> None:
@@ -166,4 +193,9 @@ def test_cover_period_is_the_fiscal_frame_of_a_whole_filing() -> None:
 def test_plain_text_filing_metadata_from_its_cover() -> None:
     """A filing saved as text (here the rendered text of Wells Fargo's 10-K cover) is read the same way."""
     meta = load(COVERS / "wfc-10k-2024.txt").metadata
-    assert (meta.company, meta.form, meta.fiscal_period_end, meta.cik) == ("WELLS FARGO & COMPANY", "10-K", D(2024, 12, 31), None)
+    assert (meta.company, meta.form, meta.fiscal_period_end, meta.cik) == (
+        "WELLS FARGO & COMPANY",
+        "10-K",
+        D(2024, 12, 31),
+        None,
+    )

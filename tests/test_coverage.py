@@ -8,15 +8,15 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from extractor.evals.harness.runner import run_suite
-from extractor.suites import load_suite
-from extractor.evals.harness.terminal import GATE_PASS_SHARE, Gate
 from extractor.backends import rules
+from extractor.evals.harness.runner import run_suite
+from extractor.evals.harness.terminal import GATE_PASS_SHARE, Gate
 from extractor.extraction import Extraction
 from extractor.loaders import load
+from extractor.schemas.concepts import to_facts
+from extractor.suites import load_suite
 from extractor.validator import validate
 from extractor.validator.coverage import NOTE_COVERAGE
-from extractor.schemas.concepts import to_facts
 
 REAL = Path(__file__).resolve().parents[1] / "evals" / "suites" / "real"
 
@@ -41,7 +41,7 @@ def test_an_expense_sentence_left_out_is_named_and_the_note_fails() -> None:
     prose = [f for f in validation.findings if f.rule == "coverage.prose"]
     assert len(prose) == 1 and prose[0].severity == "warning"
     assert [n.text for n in prose[0].numbers] == ["557", "1,816", "0", "157"]
-    assert all(document.text[n.start:n.end] == n.text for n in prose[0].numbers)
+    assert all(document.text[n.start : n.end] == n.text for n in prose[0].numbers)
     assert prose[0].numbers[0].table is None and prose[0].numbers[0].where.startswith("paragraph")
     note = [f for f in validation.findings if f.rule == "coverage.note"]
     assert validation.coverage == Decimal("0.5") < NOTE_COVERAGE
@@ -61,7 +61,7 @@ def test_a_dropped_row_is_listed_with_its_row_column_and_the_period_its_column_g
     first = numbers[0]
     assert (first.period.start.isoformat(), first.period.end.isoformat()) == ("2025-04-01", "2025-06-30")
     assert (numbers[2].period.start.isoformat(), numbers[2].period.end.isoformat()) == ("2025-01-01", "2025-06-30")
-    assert first.award is None and document.text[first.start:first.end] == "130"
+    assert first.award is None and document.text[first.start : first.end] == "130"
     assert findings[0].coverage is not None and findings[0].coverage < 1
 
 
@@ -78,7 +78,9 @@ def test_what_is_out_of_scope_is_explained_not_reported() -> None:
     # Meta's combined equity note: "declared quarterly cash dividend of $0.50 per share ... total dividend
     # and dividend equivalent payments were $4.38 billion and $691 million"; its share counts stay reported
     document, extraction = _read("meta-10k-2024")
-    reported = {n.text for f in validate(extraction, document).findings if f.rule.startswith("coverage.") for n in f.numbers}
+    reported = {
+        n.text for f in validate(extraction, document).findings if f.rule.startswith("coverage.") for n in f.numbers
+    }
     assert not reported & {"0.50", "4.38", "691"}
     assert {"2,190", "344"} <= reported  # shares issued and outstanding: in a stock note's reach, not extracted
 
@@ -92,16 +94,22 @@ def test_a_quarter_and_its_year_to_date_are_two_facts_not_a_conflict() -> None:
     assert ("AllocatedShareBasedCompensationExpense", "2025-04-01", Decimal(441000000)) in facts  # pre-tax total
     assert ("AllocatedShareBasedCompensationExpense", "2025-01-01", Decimal(842000000)) in facts
     assert ("AllocatedShareBasedCompensationExpenseNetOfTax", "2025-04-01", Decimal(285000000)) in facts
-    assert ("EmployeeServiceShareBasedCompensationTaxBenefitFromCompensationExpense", "2025-04-01",
-            Decimal(156000000)) in facts  # about all awards, though the paragraph above names stock options
+    assert (
+        "EmployeeServiceShareBasedCompensationTaxBenefitFromCompensationExpense",
+        "2025-04-01",
+        Decimal(156000000),
+    ) in facts  # about all awards, though the paragraph above names stock options
 
 
 def test_plan_terms_that_differ_by_grant_cohort_are_worth_a_look_not_an_error() -> None:
     # Mastercard: "For RSUs granted on or after March 1, 2022, the awards generally vest ratably over three
     # years ... before March 1, 2022 ... over four years"
     document, extraction = _read("ma-10k-2024")
-    vesting = [f for f in validate(extraction, document).findings
-               if f.rule == "consistency.conflict" and "vesting period" in f.message]
+    vesting = [
+        f
+        for f in validate(extraction, document).findings
+        if f.rule == "consistency.conflict" and "vesting period" in f.message
+    ]
     assert vesting and all(f.severity == "warning" for f in vesting)
 
 

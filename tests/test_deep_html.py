@@ -11,13 +11,12 @@ import re
 from pathlib import Path
 
 import pytest
+from fixture_paths import HTML_000, HTML_002, ROOT
 
 from extractor.backends import rules
 from extractor.document import Document
 from extractor.loaders import LoadError, load_bytes, load_text
 from extractor.schemas.concepts import iter_facts
-
-from fixture_paths import HTML_000, HTML_002, ROOT
 
 DOCUMENTS = [HTML_000, HTML_002, ROOT / "evals" / "suites" / "heterogeneous" / "documents" / "002_10k_note.htm"]
 OPENING = {"div": "<div>", "span": "<span>", "font": '<font size="2">'}

@@ -11,21 +11,28 @@ import os
 import shutil
 
 import pytest
+from fixture_paths import ROOT
 
-from extractor.evals.harness.compare import compare
-from extractor.evals.harness.html_report import render_report, write_report
-from extractor.evals.harness.store import RunStore
-from extractor.evals.harness.runner import run_suite
-from extractor.suites import load_suite
 from extractor.backends import rules
 from extractor.backends.rules import lexicon
-from fixture_paths import ROOT
+from extractor.evals.harness.compare import compare
+from extractor.evals.harness.html_report import render_report, write_report
+from extractor.evals.harness.runner import run_suite
+from extractor.evals.harness.store import RunStore
+from extractor.suites import load_suite
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = ROOT / "out" / "test-artifacts"
 # Flags that keep Chromium off the network, which this machine closes (it would retry at every start).
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def browser_or_skip():
@@ -46,8 +53,10 @@ def test_report_drills_down_from_the_index_to_a_document_and_to_a_missed_fact(tm
     monkeypatch.setattr(lexicon, "ROW_KINDS", [(k, p) for k, p in lexicon.ROW_KINDS if k != "forfeited"])
     worse = run_suite(suite, rules.extract, "rules", label="no forfeited rows")
     store.save(worse)
-    report = write_report(tmp_path / "report.html",
-                          render_report(worse, worse.metrics(), suite, store.runs(suite.name), compare(baseline, worse)))
+    report = write_report(
+        tmp_path / "report.html",
+        render_report(worse, worse.metrics(), suite, store.runs(suite.name), compare(baseline, worse)),
+    )
     html = report.read_text(encoding="utf-8")
     assert "http://" not in html and "https://" not in html and "<script" not in html  # one file, no network
 

@@ -8,20 +8,20 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from fixture_paths import GOLD, ROOT, SEED_000, SEED_002
+from llm_server import ScriptedServer, tool_reply
+from scripted_answers import quoted_answer
 from typer.testing import CliRunner
 
+from extractor.backends import rules
+from extractor.backends.rules import lexicon
+from extractor.cli import app
 from extractor.evals.harness.compare import compare
 from extractor.evals.harness.outcomes import FactOutcome
 from extractor.evals.harness.runner import DocumentResult, EvalRun, run_suite
 from extractor.evals.harness.store import RunStore, StoreError
-from extractor.suites import SuiteError, load_suite
-from extractor.backends import rules
-from extractor.backends.rules import lexicon
-from extractor.cli import app
-from fixture_paths import GOLD, ROOT, SEED_000, SEED_002
-from llm_server import ScriptedServer, tool_reply
-from scripted_answers import quoted_answer
 from extractor.loaders import load
+from extractor.suites import SuiteError, load_suite
 
 SEEDS_SUITE = ROOT / "evals" / "suites" / "seeds"
 
@@ -31,7 +31,10 @@ def write_suite(folder: Path, entries: list[dict], name: str = "t") -> Path:
     lines = [f'[suite]\nname = "{name}"\n']
     for entry in entries:
         lines.append("[[documents]]")
-        lines += [f"{key} = {json.dumps(str(value)) if not isinstance(value, list) else json.dumps(value)}" for key, value in entry.items()]
+        lines += [
+            f"{key} = {json.dumps(str(value)) if not isinstance(value, list) else json.dumps(value)}"
+            for key, value in entry.items()
+        ]
         lines.append("")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "suite.toml").write_text("\n".join(lines), encoding="utf-8")
@@ -40,9 +43,21 @@ def write_suite(folder: Path, entries: list[dict], name: str = "t") -> Path:
 
 def seed_entries() -> list[dict]:
     return [
-        {"id": "000", "path": SEED_000, "gold": GOLD / "000_a279831d03f6579a.facts.jsonl", "format": "rpage-text", "tags": ["real"]},
-        {"id": "002", "path": SEED_002, "gold": GOLD / "002_59f0e0194afd947c.facts.jsonl",
-         "accepted": GOLD / "002_59f0e0194afd947c.accepted.jsonl", "format": "rpage-text", "tags": ["real"]},
+        {
+            "id": "000",
+            "path": SEED_000,
+            "gold": GOLD / "000_a279831d03f6579a.facts.jsonl",
+            "format": "rpage-text",
+            "tags": ["real"],
+        },
+        {
+            "id": "002",
+            "path": SEED_002,
+            "gold": GOLD / "002_59f0e0194afd947c.facts.jsonl",
+            "accepted": GOLD / "002_59f0e0194afd947c.accepted.jsonl",
+            "format": "rpage-text",
+            "tags": ["real"],
+        },
     ]
 
 
@@ -51,6 +66,7 @@ def cli(*args: str):
 
 
 # -- suites -------------------------------------------------------------------------------------
+
 
 def test_suite_manifest_resolves_paths_relative_to_itself():
     suite = load_suite(SEEDS_SUITE)
@@ -63,7 +79,10 @@ def test_suite_manifest_resolves_paths_relative_to_itself():
     "entries, message",
     [
         ([], "lists no [[documents]]"),
-        ([{"id": "a", "path": "missing.txt", "gold": GOLD / "000_a279831d03f6579a.facts.jsonl"}], "path missing.txt does not exist"),
+        (
+            [{"id": "a", "path": "missing.txt", "gold": GOLD / "000_a279831d03f6579a.facts.jsonl"}],
+            "path missing.txt does not exist",
+        ),
         ([{"id": "a", "path": SEED_000}], "missing gold"),
         ([{"id": "a", "path": SEED_000, "gold": GOLD / "000_a279831d03f6579a.facts.jsonl"}] * 2, "listed twice: a"),
         ([{"id": "a", "path": SEED_000, "gold": SEED_000}], "gold 000_a279831d03f6579a.txt:1 is not a fact"),
@@ -83,6 +102,7 @@ def test_a_missing_or_invalid_manifest_is_a_clear_error(tmp_path):
 
 
 # -- runs and outcomes --------------------------------------------------------------------------
+
 
 def test_rules_on_the_seeds_scores_every_gold_fact_and_round_trips_through_the_store(tmp_path):
     run = run_suite(load_suite(SEEDS_SUITE), rules.extract, "rules")
@@ -126,19 +146,35 @@ def test_wrong_values_count_as_found_but_not_right(tmp_path):
 
 # -- comparison and significance ---------------------------------------------------------------
 
+
 def synthetic_run(right_per_document: list[int], facts_per_document: int = 20) -> EvalRun:
     """A run whose document i gets its first `right_per_document[i]` gold facts right, the rest missed."""
     outcomes = []
     for i, right in enumerate(right_per_document):
         for n in range(facts_per_document):
-            outcomes.append(FactOutcome(
-                document=f"d{i}", concept=f"C{n}", period={"instant": "2020-12-31"}, dims={}, unit="shares",
-                group="plan", outcome="correct" if n < right else "missed", gold_value=Decimal(n),
-                predicted_value=Decimal(n) if n < right else None,
-            ))
+            outcomes.append(
+                FactOutcome(
+                    document=f"d{i}",
+                    concept=f"C{n}",
+                    period={"instant": "2020-12-31"},
+                    dims={},
+                    unit="shares",
+                    group="plan",
+                    outcome="correct" if n < right else "missed",
+                    gold_value=Decimal(n),
+                    predicted_value=Decimal(n) if n < right else None,
+                )
+            )
     documents = [DocumentResult(id=f"d{i}", status="extracted", passed=True) for i in range(len(right_per_document))]
-    return EvalRun(created="2026-01-01T00:00:00+00:00", suite="s", suite_fingerprint="f", backend="rules",
-                   code_version="test", documents=documents, outcomes=outcomes)
+    return EvalRun(
+        created="2026-01-01T00:00:00+00:00",
+        suite="s",
+        suite_fingerprint="f",
+        backend="rules",
+        code_version="test",
+        documents=documents,
+        outcomes=outcomes,
+    )
 
 
 def test_a_one_document_wobble_is_not_read_as_progress():
@@ -157,6 +193,7 @@ def test_a_gain_spread_over_documents_is_significant():
 
 # -- the CLI as a CI gate ------------------------------------------------------------------------
 
+
 def test_eval_catches_a_planted_rule_regression_and_the_gate_exits_non_zero(tmp_path, monkeypatch):
     store, suite = str(tmp_path / "runs.sqlite"), str(ROOT / "evals" / "suites" / "heterogeneous")
     first = cli("eval", suite, "--store", store, "--html", str(tmp_path / "r1.html"))
@@ -165,8 +202,21 @@ def test_eval_catches_a_planted_rule_regression_and_the_gate_exits_non_zero(tmp_
 
     # A deliberately worse rule set: the lexicon no longer knows "forfeited" rows.
     monkeypatch.setattr(lexicon, "ROW_KINDS", [(k, p) for k, p in lexicon.ROW_KINDS if k != "forfeited"])
-    worse = cli("eval", suite, "--store", store, "--baseline", "latest", "--no-regressions", "--fail-under", "0.99",
-                "--label", "no forfeited rows", "--html", str(tmp_path / "r2.html"))
+    worse = cli(
+        "eval",
+        suite,
+        "--store",
+        store,
+        "--baseline",
+        "latest",
+        "--no-regressions",
+        "--fail-under",
+        "0.99",
+        "--label",
+        "no forfeited rows",
+        "--html",
+        str(tmp_path / "r2.html"),
+    )
     assert worse.exit_code == 1, worse.output
     wrong = int(re.search(r"(\d+) newly wrong", worse.output).group(1))
     assert wrong >= 10 and "a real regression" in worse.output  # spread over documents: not noise
@@ -179,11 +229,15 @@ def test_eval_catches_a_planted_rule_regression_and_the_gate_exits_non_zero(tmp_
     assert f"Newly wrong ({wrong})" in html and "no forfeited rows" in html
 
     monkeypatch.undo()  # the rules restored: right again, and nothing regressed against run 1
-    fixed = cli("eval", suite, "--store", store, "--baseline", "1", "--no-regressions", "--html", str(tmp_path / "r3.html"))
+    fixed = cli(
+        "eval", suite, "--store", store, "--baseline", "1", "--no-regressions", "--html", str(tmp_path / "r3.html")
+    )
     assert fixed.exit_code == 0, fixed.output
     assert "0 facts newly right · 0 newly wrong · 0 new extras" in fixed.output and "within noise" in fixed.output
     listing = cli("eval-runs", "--store", store)
-    assert listing.exit_code == 0 and "no forfeited rows" in listing.output and listing.output.count("heterogeneous") == 3
+    assert (
+        listing.exit_code == 0 and "no forfeited rows" in listing.output and listing.output.count("heterogeneous") == 3
+    )
 
 
 def test_too_few_documents_are_never_called_significant():
@@ -223,19 +277,52 @@ def test_eval_refuses_bad_suites_baselines_and_gates_without_a_baseline(tmp_path
 
 # -- the LLM backend through the harness ---------------------------------------------------------
 
+
 def test_eval_of_the_llm_backend_records_model_prompt_and_usage_then_replays_without_calls(tmp_path):
     store, cassettes = str(tmp_path / "runs.sqlite"), str(tmp_path / "cassettes")
     with ScriptedServer() as server:
         for path in (SEED_000, SEED_002):  # scripted completions (test fixtures), not a model
             document = load(path)
             server.script.append(tool_reply(quoted_answer(rules.extract(document), document), tokens=(4000, 900)))
-        recorded = cli("eval", str(SEEDS_SUITE), "--backend", "llm", "--base-url", server.base_url, "--model", "scripted",
-                       "--cache", "read-write", "--cache-dir", cassettes, "--store", store, "--html", str(tmp_path / "a.html"))
+        recorded = cli(
+            "eval",
+            str(SEEDS_SUITE),
+            "--backend",
+            "llm",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            "--cache",
+            "read-write",
+            "--cache-dir",
+            cassettes,
+            "--store",
+            store,
+            "--html",
+            str(tmp_path / "a.html"),
+        )
         assert recorded.exit_code == 0, recorded.output
         assert len(server.requests) == 2
-    replayed = cli("eval", str(SEEDS_SUITE), "--backend", "llm", "--model", "scripted", "--cache", "replay",
-                   "--cache-dir", cassettes, "--store", store, "--baseline", "latest", "--no-regressions",
-                   "--html", str(tmp_path / "b.html"))
+    replayed = cli(
+        "eval",
+        str(SEEDS_SUITE),
+        "--backend",
+        "llm",
+        "--model",
+        "scripted",
+        "--cache",
+        "replay",
+        "--cache-dir",
+        cassettes,
+        "--store",
+        store,
+        "--baseline",
+        "latest",
+        "--no-regressions",
+        "--html",
+        str(tmp_path / "b.html"),
+    )
     assert replayed.exit_code == 0, replayed.output
     runs = RunStore(Path(store))
     first, second = runs.load(1), runs.load(2)
@@ -254,13 +341,23 @@ def test_report_nests_facts_sharing_a_span_and_links_only_to_drawn_marks(tmp_pat
     run = run_suite(suite, rules.extract, "rules")
     right = next(row for row in run.outcomes if row.outcome == "correct")
     twin = right.model_copy(update={"outcome": "extra", "gold_value": None, "gold_source": None, "concept": "ext:Twin"})
-    far = right.model_copy(update={"outcome": "extra", "gold_value": None, "gold_source": None, "concept": "ext:Far",
-                                   "predicted_source": right.predicted_source.model_copy(update={"start": 10**7, "end": 10**7 + 2})})
+    far = right.model_copy(
+        update={
+            "outcome": "extra",
+            "gold_value": None,
+            "gold_source": None,
+            "concept": "ext:Far",
+            "predicted_source": right.predicted_source.model_copy(update={"start": 10**7, "end": 10**7 + 2}),
+        }
+    )
     run.outcomes += [twin, far]
     html = render_report(run, run.metrics(), suite, [])
     assert 'id="doc-50-25-x"' in html and 'href="#doc-50-25-x"' in html
     marks = re.findall(r'<mark id="([^"]+)"', html)
     links = re.findall(r'href="#([gp]-[^"]+)"', html)
     assert set(links) <= set(marks) and len(marks) == 103 * 2 + 1  # gold and predicted of each fact, plus the twin
-    assert re.search(r'<mark id="p-doc-50-25-x-\d+" class="correct"[^>]*><mark id="p-doc-50-25-x-\d+" class="extra"', html) or \
-        re.search(r'<mark id="p-doc-50-25-x-\d+" class="extra"[^>]*><mark id="p-doc-50-25-x-\d+" class="correct"', html)
+    assert re.search(
+        r'<mark id="p-doc-50-25-x-\d+" class="correct"[^>]*><mark id="p-doc-50-25-x-\d+" class="extra"', html
+    ) or re.search(
+        r'<mark id="p-doc-50-25-x-\d+" class="extra"[^>]*><mark id="p-doc-50-25-x-\d+" class="correct"', html
+    )

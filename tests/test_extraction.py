@@ -6,17 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, GOLD, SEED_000, SEED_002, TEXT_002
 from typer.testing import CliRunner
 
 from extractor.backends import rules
 from extractor.cli import app
 from extractor.loaders import load
-from extractor.scoring import score
 from extractor.schemas.concepts import from_facts, to_facts
 from extractor.schemas.facts import Fact, read_facts
 from extractor.schemas.stock_compensation import StockCompensationNote
-
-from fixture_paths import FIXTURES, GOLD, SEED_000, SEED_002, TEXT_002
+from extractor.scoring import score
 
 SEEDS = ["000_a279831d03f6579a", "002_59f0e0194afd947c"]
 LAYOUTS = {
@@ -31,8 +30,10 @@ def test_rules_backend_matches_gold(stem: str, layout: str) -> None:
     doc = load(LAYOUTS[layout](stem))
     facts = to_facts(rules.extract(doc).note)
     result = score(facts, read_facts(str(GOLD / f"{stem}.facts.jsonl")))
-    print(f"{stem} [{layout}]: precision {result.precision:.3f} recall {result.recall:.3f} "
-          f"({result.correct}/{result.gold} gold, {result.predicted} predicted)")
+    print(
+        f"{stem} [{layout}]: precision {result.precision:.3f} recall {result.recall:.3f} "
+        f"({result.correct}/{result.gold} gold, {result.predicted} predicted)"
+    )
     assert result.recall >= 0.98, [f.concept for f in result.missed]
     assert result.precision >= 0.98, [f.concept for f in result.extra]
 
@@ -44,7 +45,9 @@ def test_edgar_submission_reads_the_stock_compensation_r_page() -> None:
     assert result.recall >= 0.98 and result.precision >= 0.98
 
 
-@pytest.mark.parametrize("path", [FIXTURES / f"{s}.txt" for s in SEEDS] + [FIXTURES / "html" / f"{s}.htm" for s in SEEDS])
+@pytest.mark.parametrize(
+    "path", [FIXTURES / f"{s}.txt" for s in SEEDS] + [FIXTURES / "html" / f"{s}.htm" for s in SEEDS]
+)
 def test_every_fact_is_grounded_in_the_document_text(path: Path) -> None:
     doc = load(path)
     facts = to_facts(rules.extract(doc).note)
@@ -66,7 +69,9 @@ def test_seed_values_are_scaled_and_typed() -> None:
     by = {(f.concept, f.period.end_date.isoformat(), tuple(sorted(f.dims.items()))): f for f in facts}
     P = "ShareBasedCompensationArrangementByShareBasedPaymentAward"
     exercised = by[(f"{P}OptionsExercisesInPeriod", "2020-02-29", (("award", "option"),))]
-    assert exercised.value == 2413000 and exercised.unit == "shares" and exercised.period.start.isoformat() == "2019-03-01"
+    assert (
+        exercised.value == 2413000 and exercised.unit == "shares" and exercised.period.start.isoformat() == "2019-03-01"
+    )
     granted = by[(f"{P}OptionsGrantsInPeriodGross", "2020-02-29", (("award", "option"),))]
     assert granted.value == 1601489 and granted.source.text == "1,601,489"  # the more precise printing wins
     volatility = by[(f"{P}FairValueAssumptionsWeightedAverageVolatilityRate", "2020-02-29", (("award", "option"),))]
@@ -105,13 +110,18 @@ def test_cli_reports_bad_input_and_still_extracts_the_rest(tmp_path: Path) -> No
     assert result.exit_code == 1
     assert "empty.txt: the file is empty" in result.output
     lines = out.read_text().splitlines()
-    assert len(lines) == 103 and all(json.loads(l)["document"] == "002_59f0e0194afd947c" for l in lines)
+    assert len(lines) == 103 and all(json.loads(line)["document"] == "002_59f0e0194afd947c" for line in lines)
 
 
 def test_cli_score_gates_on_f1(tmp_path: Path) -> None:
     out = tmp_path / "facts.jsonl"
     runner = CliRunner()
-    assert runner.invoke(app, ["extract", str(FIXTURES / "002_59f0e0194afd947c.txt"), "-f", "facts", "-o", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["extract", str(FIXTURES / "002_59f0e0194afd947c.txt"), "-f", "facts", "-o", str(out)]
+        ).exit_code
+        == 0
+    )
     lines = out.read_text().splitlines()
     ok = runner.invoke(app, ["score", str(out), "--gold", str(GOLD), "--fail-under", "0.98"])
     assert ok.exit_code == 0, ok.output
@@ -175,7 +185,11 @@ def test_cli_validate_checks_span_texts_when_the_document_changed(tmp_path: Path
     [
         ("empty.jsonl", "", "holds no facts"),
         ("list.jsonl", "[1, 2]\n", "list.jsonl:1: not a fact (a fact is a JSON object)"),
-        ("unit.jsonl", '{"concept": "X", "value": 1, "unit": "bogus", "period": {"instant": "2020-02-29"}}\n', "unit.jsonl:1: not a fact (unit:"),
+        (
+            "unit.jsonl",
+            '{"concept": "X", "value": 1, "unit": "bogus", "period": {"instant": "2020-02-29"}}\n',
+            "unit.jsonl:1: not a fact (unit:",
+        ),
         ("bad.json", "{oops", "not JSON"),
         ("none.json", "[]", "holds no extractions"),
         ("other.json", '{"a": 1}', "not an extraction"),

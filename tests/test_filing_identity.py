@@ -13,6 +13,9 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from fixture_paths import EDGAR_KMX, FIXTURES, ROOT, SEED_000, SEED_002
+from llm_server import ScriptedServer, tool_reply
+from scripted_answers import quoted_answer
 from typer.testing import CliRunner
 
 from extractor.backends import hybrid, rules
@@ -22,9 +25,6 @@ from extractor.cli import app
 from extractor.extraction import Filing
 from extractor.llm.config import LLMConfig
 from extractor.loaders import load
-from fixture_paths import EDGAR_KMX, FIXTURES, ROOT, SEED_000, SEED_002
-from llm_server import ScriptedServer, tool_reply
-from scripted_answers import quoted_answer
 
 COVERS = FIXTURES / "covers"
 META_MINI = COVERS / "meta-10k-2024-mini.htm"  # Meta's 10-K cover page, then its stock-compensation note
@@ -37,7 +37,9 @@ D = date
 
 
 def test_every_backend_path_carries_the_filing() -> None:
-    assert rules.extract(load(META_MINI)).filing == Filing(company="Meta Platforms, Inc.", form="10-K", fiscal_period_end=D(2024, 12, 31))
+    assert rules.extract(load(META_MINI)).filing == Filing(
+        company="Meta Platforms, Inc.", form="10-K", fiscal_period_end=D(2024, 12, 31)
+    )
     assert rules.extract(load(EDGAR_KMX)).filing == Filing(
         company="CARMAX INC", cik="0001170010", form="10-K", fiscal_period_end=D(2020, 2, 29)
     )
@@ -48,11 +50,15 @@ def test_llm_and_hybrid_backends_carry_the_filing() -> None:
     doc = load(EDGAR_KMX)
     expected = Filing(company="CARMAX INC", cik="0001170010", form="10-K", fiscal_period_end=D(2020, 2, 29))
     with ScriptedServer() as server:
-        settings = LLMConfig.model_validate({"base_url": server.base_url, "model": "scripted", "cache": "off", "retry_wait": 0.01})
+        settings = LLMConfig.model_validate(
+            {"base_url": server.base_url, "model": "scripted", "cache": "off", "retry_wait": 0.01}
+        )
         server.script.append(tool_reply(quoted_answer(rules.extract(doc), doc)))
         assert LLMBackend(settings).extract(doc).filing == expected
         seed = load(SEED_000)  # rules leave numbers of four paragraphs unexplained; say it was filed by someone
-        said = seed.metadata.model_copy(update={"company": "CARMAX INC", "cik": "0001170010", "form": "10-K", "fiscal_period_end": D(2020, 2, 29)})
+        said = seed.metadata.model_copy(
+            update={"company": "CARMAX INC", "cik": "0001170010", "form": "10-K", "fiscal_period_end": D(2020, 2, 29)}
+        )
         server.script += [tool_reply({})] * 4  # hybrid asks about those paragraphs, and merges the answers
         merged = hybrid.extract(seed.model_copy(update={"metadata": said}), LLMBackend(settings))
         assert len(server.requests) == 5 and merged.provenance.backend == "hybrid"
@@ -63,17 +69,38 @@ def test_extract_json_and_facts_carry_the_filing(tmp_path: Path) -> None:
     runner = CliRunner()
     as_json = runner.invoke(app, ["extract", str(META_MINI), str(SEED_002)])
     payload = json.loads(as_json.stdout)
-    assert payload[0]["filing"] == {"company": "Meta Platforms, Inc.", "cik": None, "form": "10-K", "fiscal_period_end": "2024-12-31"}
+    assert payload[0]["filing"] == {
+        "company": "Meta Platforms, Inc.",
+        "cik": None,
+        "form": "10-K",
+        "fiscal_period_end": "2024-12-31",
+    }
     assert payload[1]["filing"] == {"company": None, "cik": None, "form": None, "fiscal_period_end": "2018-07-31"}
     out = tmp_path / "facts.jsonl"
-    assert runner.invoke(app, ["extract", str(META_MINI), str(SEED_002), "-f", "facts", "-o", str(out)]).exit_code in (0, 1)
+    assert runner.invoke(app, ["extract", str(META_MINI), str(SEED_002), "-f", "facts", "-o", str(out)]).exit_code in (
+        0,
+        1,
+    )
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     meta = [line for line in lines if line["document"] == "meta-10k-2024-mini"]
     assert len(meta) > 20 and all(line["filing"]["company"] == "Meta Platforms, Inc." for line in meta)
-    assert {line["filing"]["form"] for line in meta} == {"10-K"} and {line["filing"]["fiscal_period_end"] for line in meta} == {"2024-12-31"}
-    assert set(meta[0]) >= {"concept", "value", "unit", "period", "dims", "document", "filing"}  # the spec's fields stay
+    assert {line["filing"]["form"] for line in meta} == {"10-K"} and {
+        line["filing"]["fiscal_period_end"] for line in meta
+    } == {"2024-12-31"}
+    assert set(meta[0]) >= {
+        "concept",
+        "value",
+        "unit",
+        "period",
+        "dims",
+        "document",
+        "filing",
+    }  # the spec's fields stay
     seed = tmp_path / "seed.jsonl"
-    seed.write_text("".join(json.dumps(line) + "\n" for line in lines if line["document"] == "002_59f0e0194afd947c"), encoding="utf-8")
+    seed.write_text(
+        "".join(json.dumps(line) + "\n" for line in lines if line["document"] == "002_59f0e0194afd947c"),
+        encoding="utf-8",
+    )
     scored = runner.invoke(app, ["score", str(seed), "--gold", str(ROOT / "evals" / "gold"), "--fail-under", "0.98"])
     assert scored.exit_code == 0, scored.output  # the extra key is read past: the seed still scores 1.0
 
@@ -89,7 +116,13 @@ EXTRACTOR = [sys.executable, "-m", "extractor.cli"]
 
 
 def bulk(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*EXTRACTOR, "run", *args, "--no-queue", "--workers", "1", "--quiet"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    return subprocess.run(
+        [*EXTRACTOR, "run", *args, "--no-queue", "--workers", "1", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
 
 
 def csv_rows(path: Path) -> list[list[str]]:
@@ -123,9 +156,15 @@ def test_bulk_outputs_carry_the_filing(tmp_path: Path) -> None:
         ("002_59f0e0194afd947c.txt", None, None, None, D(2018, 7, 31)),
     }
     assert table.num_rows == len(rows) - 1
-    records = {json.loads(line)["document"]["id"]: json.loads(line) for line in (out / "records.jsonl").read_text(encoding="utf-8").splitlines()}
+    records = {
+        json.loads(line)["document"]["id"]: json.loads(line)
+        for line in (out / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    }
     assert records["meta-10k-2024-mini.htm"]["extraction"]["filing"] == {
-        "company": "Meta Platforms, Inc.", "cik": None, "form": "10-K", "fiscal_period_end": "2024-12-31"
+        "company": "Meta Platforms, Inc.",
+        "cik": None,
+        "form": "10-K",
+        "fiscal_period_end": "2024-12-31",
     }
     assert records["ba-10q-2025q2-mini.htm"]["document"]["metadata"]["form"] == "10-Q"
 

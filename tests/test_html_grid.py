@@ -61,6 +61,7 @@ def line_of(doc, label: str) -> list[str]:
 
 # --- 1. a year header spanning several cells over `$` + number cells -------------------------------------
 
+
 def test_colspan_year_header_gives_three_year_columns():
     doc, table = only_table(WMT_EXPENSE)
     assert [c.kind for c in table.columns] == ["year", "year", "year"]
@@ -70,7 +71,10 @@ def test_colspan_year_header_gives_three_year_columns():
     assert all("Fiscal Years Ended January 31," in c.header for c in table.columns)
     rsu = row(table, "Restricted stock units")
     assert [value(c) for c in rsu.cells] == [
-        (Decimal("1909"), False, True), (Decimal("1258"), False, True), (Decimal("927"), False, True)]
+        (Decimal("1909"), False, True),
+        (Decimal("1258"), False, True),
+        (Decimal("927"), False, True),
+    ]
     assert table.scale == 6  # "(Amounts in millions)"
 
 
@@ -78,21 +82,31 @@ def test_colspan_header_grid_cell_covers_the_year_columns():
     doc = doc_of(WMT_EXPENSE)
     (grid,) = doc.grids
     assert grid.cols == 4  # label + three years: spacer and `$` columns dropped
-    top = [c for c in grid.row_cells(0)]
-    assert [(c.col, c.colspan, doc.text[c.start:c.end]) for c in top] == [(1, 3, "Fiscal Years Ended January 31,")]
+    top = list(grid.row_cells(0))
+    assert [(c.col, c.colspan, doc.text[c.start : c.end]) for c in top] == [(1, 3, "Fiscal Years Ended January 31,")]
     assert line_of(doc, "Restricted stock units") == ["Restricted stock units", "$ 1,909", "$ 1,258", "$ 927"]
     assert line_of(doc, "(Amounts in millions)") == ["(Amounts in millions)", "2025", "2024", "2023"]
 
 
 # --- 2. a blank cell mid-row keeps later values in their own columns ------------------------------------
 
+
 def test_dash_cells_mid_row_keep_later_values_in_place():
     doc, table = only_table(WMT_ACTIVITY)
     adj = row(table, "Adjustment for performance achievement")
     assert [value(c) for c in adj.cells] == [
-        None, None, (Decimal("3661"), False, False), (Decimal("47.35"), False, False)]
+        None,
+        None,
+        (Decimal("3661"), False, False),
+        (Decimal("47.35"), False, False),
+    ]
     assert line_of(doc, "Adjustment for performance achievement") == [
-        "Adjustment for performance achievement(1)", "\u2014", "\u2014", "3,661", "47.35"]
+        "Adjustment for performance achievement(1)",
+        "\u2014",
+        "\u2014",
+        "3,661",
+        "47.35",
+    ]
 
 
 def test_empty_middle_year_cell_keeps_2023_under_2023():
@@ -104,17 +118,30 @@ def test_empty_middle_year_cell_keeps_2023_under_2023():
     assert [value(c) for c in rs.cells] == [(Decimal("632"), False, False), None, (Decimal("444"), False, False)]
     # the text keeps the empty field, so the line still has four fields
     assert line_of(doc, "Restricted stock and performance-based") == [
-        "Restricted stock and performance-based restricted stock units", "632", "", "444"]
+        "Restricted stock and performance-based restricted stock units",
+        "632",
+        "",
+        "444",
+    ]
 
 
 def test_hyphen_cells_before_values_in_year_over_measure_table():
     doc, table = only_table(AAME_OPTIONS)
     end = row(table, "Options outstanding, end of year")
-    assert [value(c) for c in end.cells] == [None, None, (Decimal("77000"), False, False), (Decimal("1.59"), False, False)]
-    assert [(c.kind, c.year) for c, v in zip(table.columns, end.cells) if not v.empty] == [("count", 2012), ("price", 2012)]
+    assert [value(c) for c in end.cells] == [
+        None,
+        None,
+        (Decimal("77000"), False, False),
+        (Decimal("1.59"), False, False),
+    ]
+    assert [(c.kind, c.year) for c, v in zip(table.columns, end.cells) if not v.empty] == [
+        ("count", 2012),
+        ("price", 2012),
+    ]
 
 
 # --- 3. `$` and `)` in their own cells --------------------------------------------------------------------
+
 
 def test_close_paren_in_own_cell_merges_into_negative_number():
     doc, table = only_table(GOOG_OPTIONS)
@@ -123,7 +150,7 @@ def test_close_paren_in_own_cell_merges_into_negative_number():
     assert value(exercised.cells[1]) == (Decimal("202.17"), False, True)
     assert line_of(doc, "Exercised")[:3] == ["Exercised", "(1,607,444)", "$ 202.17"]  # trailing empties may drop
     (grid,) = doc.grids
-    texts = [doc.text[c.start:c.end] for c in grid.cells]
+    texts = [doc.text[c.start : c.end] for c in grid.cells]
     assert ")" not in texts and "$" not in texts
 
 
@@ -140,6 +167,7 @@ def test_dollar_in_own_cell_merges_into_currency_number():
 
 # --- 4. N/A is an empty value -----------------------------------------------------------------------------
 
+
 def test_na_cells_are_empty_values_not_rows_or_headers():
     doc, table = only_table(GOOG_VALUATION)
     assert [r.label for r in table.rows] == ["Risk-free interest rate", "Expected volatility"]
@@ -149,15 +177,24 @@ def test_na_cells_are_empty_values_not_rows_or_headers():
     assert (n.magnitude, n.percent) == (Decimal("0.9"), True)
     assert not any("N/A" in h for h in table.header_lines)
     assert [(c.year, c.months, c.month_day) for c in table.columns] == [
-        (2013, 3, (6, 30)), (2014, 3, (6, 30)), (2013, 6, (6, 30)), (2014, 6, (6, 30))]
+        (2013, 3, (6, 30)),
+        (2014, 3, (6, 30)),
+        (2013, 6, (6, 30)),
+        (2014, 6, (6, 30)),
+    ]
 
 
 # --- 5. multi-level headers and award groups ---------------------------------------------------------------
 
+
 def test_year_over_two_measures():
     doc, table = only_table(AAME_OPTIONS)
     assert [(c.kind, c.year) for c in table.columns] == [
-        ("count", 2013), ("price", 2013), ("count", 2012), ("price", 2012)]
+        ("count", 2013),
+        ("price", 2013),
+        ("count", 2012),
+        ("price", 2012),
+    ]
     begin = row(table, "Options outstanding, beginning of year")
     assert value(begin.cells[2]) == (Decimal("231000"), False, False)
     assert value(begin.cells[3]) == (Decimal("1.68"), False, True)
@@ -200,28 +237,35 @@ def test_one_column_scale_does_not_scale_the_other_columns():
 
 # --- 6. header and date forms ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ("Jan 31, 2025", date(2025, 1, 31)),
-    ("Jan. 31, 2025", date(2025, 1, 31)),
-    ("January 31, 2025", date(2025, 1, 31)),
-    ("12/31/2024", date(2024, 12, 31)),
-    ("As of 6/30/25", date(2025, 6, 30)),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Jan 31, 2025", date(2025, 1, 31)),
+        ("Jan. 31, 2025", date(2025, 1, 31)),
+        ("January 31, 2025", date(2025, 1, 31)),
+        ("12/31/2024", date(2024, 12, 31)),
+        ("As of 6/30/25", date(2025, 6, 30)),
+    ],
+)
 def test_header_dates_forms(text, expected):
     assert header_dates(text) == [expected]
     period = header_period([text])
     assert (period.end, period.year) == (expected, expected.year)
 
 
-@pytest.mark.parametrize("parts, year, months, month_day", [
-    (["Fiscal 2024"], 2024, None, None),
-    (["2024"], 2024, None, None),
-    (["Three Months Ended June 30,", "2025"], 2025, 3, (6, 30)),
-    (["Six Months Ended June 30,", "2025"], 2025, 6, (6, 30)),
-    (["Six Months Ended", "2024"], 2024, 6, None),
-    (["Year Ended December 31,", "2023"], 2023, 12, (12, 31)),
-    (["Fiscal Years Ended January 31,", "2025"], 2025, 12, (1, 31)),
-])
+@pytest.mark.parametrize(
+    "parts, year, months, month_day",
+    [
+        (["Fiscal 2024"], 2024, None, None),
+        (["2024"], 2024, None, None),
+        (["Three Months Ended June 30,", "2025"], 2025, 3, (6, 30)),
+        (["Six Months Ended June 30,", "2025"], 2025, 6, (6, 30)),
+        (["Six Months Ended", "2024"], 2024, 6, None),
+        (["Year Ended December 31,", "2023"], 2023, 12, (12, 31)),
+        (["Fiscal Years Ended January 31,", "2025"], 2025, 12, (1, 31)),
+    ],
+)
 def test_header_period_forms(parts, year, months, month_day):
     period = header_period(parts)
     assert (period.end, period.year, period.months, period.month_day) == (None, year, months, month_day)
@@ -234,6 +278,7 @@ def test_header_period_full_date_under_months_phrase():
 
 # --- 7. quarter columns of a 10-Q become quarter and half-year facts ---------------------------------------
 
+
 @needs_corpus
 def test_hubs_10q_quarter_and_six_month_periods():
     from extractor.backends.rules import extract
@@ -243,8 +288,11 @@ def test_hubs_10q_quarter_and_six_month_periods():
     if not path.exists():
         pytest.skip("hubs-10q-2025q2 is not in the corpus")
     doc = load_text(strip_ix(path.read_text(encoding="utf-8", errors="replace")), path=str(path), doc_id="hubs")
-    facts = [f for f in to_facts(extract(doc).note)
-             if f.concept == "AllocatedShareBasedCompensationExpense" and f.dims.get("award") == "rsu"]
+    facts = [
+        f
+        for f in to_facts(extract(doc).note)
+        if f.concept == "AllocatedShareBasedCompensationExpense" and f.dims.get("award") == "rsu"
+    ]
     by_value = {f.value: f.period for f in facts}
     quarter = by_value[Decimal("128488000")]
     assert (quarter.start, quarter.end) == (date(2025, 4, 1), date(2025, 6, 30))
@@ -263,12 +311,16 @@ def test_goog_10q_option_counts_are_not_scaled_by_intrinsic_value_header():
     if not path.exists():
         pytest.skip("goog-10q-2014q2 is not in the corpus")
     doc = load_text(strip_ix(path.read_text(encoding="utf-8", errors="replace")), path=str(path), doc_id="goog")
-    counts = {f.period.instant: f.value for f in to_facts(extract(doc).note)
-              if f.concept == "ShareBasedCompensationArrangementByShareBasedPaymentAwardOptionsOutstandingNumber"}
+    counts = {
+        f.period.instant: f.value
+        for f in to_facts(extract(doc).note)
+        if f.concept == "ShareBasedCompensationArrangementByShareBasedPaymentAwardOptionsOutstandingNumber"
+    }
     assert counts[date(2013, 12, 31)] == Decimal("10065726")
 
 
 # --- 8. every grid cell's span is the text at that span ----------------------------------------------------
+
 
 @needs_corpus
 @pytest.mark.parametrize("path", SECTIONS, ids=[p.parent.name for p in SECTIONS])
@@ -279,7 +331,7 @@ def test_grid_cell_spans_match_text(path):
         for cell in grid.cells:
             assert grid.start <= cell.start <= cell.end <= grid.end
             assert 0 <= cell.col < grid.cols and cell.col + cell.colspan <= grid.cols
-            span = doc.text[cell.start:cell.end]
+            span = doc.text[cell.start : cell.end]
             assert span and span == span.strip(), (cell, span)
             assert "\n" not in span and "\t" not in span
             line_start = grid.row_starts[cell.row]
@@ -291,16 +343,19 @@ def test_fragment_cell_spans_match_text():
         doc = doc_of(fragment)
         (grid,) = doc.grids
         for cell in grid.cells:
-            line = doc.text[grid.row_starts[cell.row]:].split("\n", 1)[0]
+            line = doc.text[grid.row_starts[cell.row] :].split("\n", 1)[0]
             fields = line.split("\t")
-            assert doc.text[cell.start:cell.end] == fields[cell.col].strip()
+            assert doc.text[cell.start : cell.end] == fields[cell.col].strip()
 
 
 # --- 9. the fiscal calendar is what the filing says --------------------------------------------------------
 
+
 def test_fiscal_frame_reads_stated_year_end_not_bond_maturity():
-    text = ("Share-based compensation expense for the fiscal years ended January 31, 2025, 2024 and 2023 is "
-            "shown below. In fiscal 2025 we issued 5.50% bonds due April 15, 2053.")
+    text = (
+        "Share-based compensation expense for the fiscal years ended January 31, 2025, 2024 and 2023 is "
+        "shown below. In fiscal 2025 we issued 5.50% bonds due April 15, 2053."
+    )
     frame = fiscal_frame(text, None)
     assert (frame.calendar.month, frame.calendar.day) == (1, 31)
     assert frame.said

@@ -14,6 +14,9 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES
+from llm_server import ScriptedServer, error_reply, tool_reply
+from scripted_answers import quoted_answer
 
 from extractor.backends import rules
 from extractor.backends.llm import LLMBackend
@@ -22,13 +25,10 @@ from extractor.extraction import Extraction
 from extractor.llm.client import EndpointError, LLMError
 from extractor.llm.config import LLMConfig
 from extractor.loaders import load
-from extractor.scoring import score
-from extractor.validator import validate
-from fixture_paths import FIXTURES
-from llm_server import ScriptedServer, error_reply, tool_reply
 from extractor.schemas.concepts import to_facts
 from extractor.schemas.facts import Fact
-from scripted_answers import quoted_answer
+from extractor.scoring import score
+from extractor.validator import validate
 
 GOLD = Path(__file__).resolve().parents[1] / "evals" / "gold"
 SEEDS = ["002_59f0e0194afd947c", "000_a279831d03f6579a"]
@@ -76,7 +76,13 @@ def test_a_good_completion_is_parsed_grounded_and_matches_gold(server, name):
     assert extraction.provenance.backend == "llm" and extraction.provenance.prompt_id == "stock_compensation@v1"
     assert len(extraction.provenance.prompt_hash) == 16
     usage = extraction.usage
-    assert (usage.requests, usage.retries, usage.reasks, usage.prompt_tokens, usage.completion_tokens) == (1, 0, 0, 5000, 1500)
+    assert (usage.requests, usage.retries, usage.reasks, usage.prompt_tokens, usage.completion_tokens) == (
+        1,
+        0,
+        0,
+        5000,
+        1500,
+    )
     assert usage.cost_usd == Decimal("0.0275")  # 5000 * 2.5 + 1500 * 10 per million
     request = server.requests[0]
     assert request["model"] == "scripted" and request["temperature"] == 0
@@ -192,7 +198,9 @@ def test_a_quote_absent_from_the_source_leaves_the_value_ungrounded(server):
     name = SEEDS[0]
     answer = answer_for(name)
     answer["plans"][0]["shares_authorized"]["quote"] = "a share award plan authorizing 4.4 million shares overall"
-    answer["award_years"][0]["granted_fair_value"]["quote"] = "grant-date estimated fair value of SARs granted during the year ended July 31, 2018 was $78.07"
+    answer["award_years"][0]["granted_fair_value"]["quote"] = (
+        "grant-date estimated fair value of SARs granted during the year ended July 31, 2018 was $78.07"
+    )
     server.script.append(tool_reply(answer))
     extraction = LLMBackend(config(server, feedback_reasks=0)).extract(document(name))
     assert extraction.note.plans[0].shares_authorized.source is None
@@ -219,7 +227,9 @@ def test_a_cache_hit_makes_no_http_call(server, tmp_path):
 
 
 def test_replay_mode_fails_clearly_on_a_missing_entry(server, tmp_path):
-    with pytest.raises(LLMError, match="no recorded completion for this request .* replay mode never calls the endpoint"):
+    with pytest.raises(
+        LLMError, match="no recorded completion for this request .* replay mode never calls the endpoint"
+    ):
         LLMBackend(config(server, cache="replay", cache_dir=tmp_path)).extract(document(SEEDS[0]))
     assert server.requests == []
 
@@ -253,7 +263,11 @@ def test_alignment_passes_table_exact_normalized_fuzzy_and_reports_absence():
     assert curly.span is None
     normalized = aligner.align("up to 4.4  MILLION shares of common stock", Printed.parse("4.4"))
     assert normalized.method == "normalized" and normalized.span.text == "4.4"
-    assert [(a.span.alignment, a.span.shaky) for a in (granted, exact, normalized)] == [("table", False), ("exact", False), ("normalized", True)]
+    assert [(a.span.alignment, a.span.shaky) for a in (granted, exact, normalized)] == [
+        ("table", False),
+        ("exact", False),
+        ("normalized", True),
+    ]
     fuzzy = aligner.align("approximately 3.8 million share awards were available to be granted", Printed.parse("3.8"))
     assert fuzzy.method == "fuzzy" and fuzzy.span.text == "3.8"
     absent = aligner.align("approximately 3.9 million share awards", Printed.parse("3.9"))
@@ -268,9 +282,24 @@ def test_a_grounded_value_keeps_how_its_quote_was_placed():
     doc = document(SEEDS[0])
     grounder = Grounder(doc, Aligner(doc, []))
     when = Period.at(date(2018, 7, 31))
-    exact = grounder(QuotedAmount(printed="247,000", quote="The Company had 169,000, 247,000 and 302,000 SARs", unit="shares", period=when), "a", False)
-    fuzzy = grounder(QuotedAmount(printed="3.8", quote="approximately 3.8 million share awards were available to be granted",
-                                  unit="shares", scale=6, period=when), "b", False)  # fmt: skip
+    exact = grounder(
+        QuotedAmount(
+            printed="247,000", quote="The Company had 169,000, 247,000 and 302,000 SARs", unit="shares", period=when
+        ),
+        "a",
+        False,
+    )
+    fuzzy = grounder(
+        QuotedAmount(
+            printed="3.8",
+            quote="approximately 3.8 million share awards were available to be granted",
+            unit="shares",
+            scale=6,
+            period=when,
+        ),
+        "b",
+        False,
+    )
     assert (exact.source.alignment, exact.source.shaky) == ("exact", False)
     assert (fuzzy.source.text, fuzzy.source.alignment, fuzzy.source.shaky) == ("3.8", "fuzzy", True)
     assert fuzzy.value == Decimal("3800000") and isinstance(fuzzy.value, Decimal)
@@ -291,7 +320,9 @@ def test_prompt_files_are_versioned_and_hashed(tmp_path):
     latest = load_prompt("stock_compensation")  # an id alone is its latest version
     assert (latest.name, latest.unit, len(latest.examples)) == ("stock_compensation@v2", "block", 2)
     changed = tmp_path / "v2.toml"
-    changed.write_text(prompt.path.read_text().replace("version = 1", "version = 2").replace("Copy numbers", "Copy the numbers"))
+    changed.write_text(
+        prompt.path.read_text().replace("version = 1", "version = 2").replace("Copy numbers", "Copy the numbers")
+    )
     assert load_prompt(changed).hash != prompt.hash
     messages = prompt.messages(title="T", fiscal_year_end="2020-02-29", focus="", content="| Granted | 1 |")
     assert [m["role"] for m in messages] == ["system", "user"] and "| Granted | 1 |" in messages[1]["content"]
@@ -305,7 +336,9 @@ def test_settings_come_from_flags_then_environment_then_file(tmp_path):
     from extractor.llm.config import ConfigError, resolve_config
 
     file = tmp_path / "extractor.toml"
-    file.write_text('[llm]\nmodel = "from-file"\ntimeout = 30\nbase_url = "http://file/v1"\n[llm.prices.m]\ninput = 1\noutput = 2\n')
+    file.write_text(
+        '[llm]\nmodel = "from-file"\ntimeout = 30\nbase_url = "http://file/v1"\n[llm.prices.m]\ninput = 1\noutput = 2\n'
+    )
     settings = resolve_config({"model": "from-flag", "timeout": None}, {"OPENAI_BASE_URL": "http://env/v1"}, file)
     assert (settings.model, settings.base_url, settings.timeout) == ("from-flag", "http://env/v1", 30)
     assert settings.prices["m"].output == 2 and settings.endpoint_configured
@@ -332,8 +365,22 @@ def test_cli_llm_backend_writes_facts_and_reports_usage(server, tmp_path):
     server.script += [tool_reply(answer_for(name)) for name in SEEDS]
     out = tmp_path / "facts.jsonl"
     paths = [str(FIXTURES / f"{name}.txt") for name in SEEDS]
-    result = run_cli("extract", *paths, "--backend", "llm", "--base-url", server.base_url, "--model", "scripted",
-                     "--cache", "off", "--format", "facts", "-o", str(out))
+    result = run_cli(
+        "extract",
+        *paths,
+        "--backend",
+        "llm",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "scripted",
+        "--cache",
+        "off",
+        "--format",
+        "facts",
+        "-o",
+        str(out),
+    )
     assert result.exit_code == 0, result.stderr
     assert "LLM usage: 2 requests, 0 from cache" in result.stderr
     lines = [json.loads(line) for line in out.read_text().splitlines()]
@@ -358,8 +405,9 @@ def test_cli_stops_the_batch_when_the_endpoint_refuses_the_key(server):
 
 
 def test_a_whole_10k_is_narrowed_to_the_note_and_split_parts_merge(server):
-    from extractor.loaders import load_text
     from test_sections import FILLER, STYLES, _note_body, _ten_k
+
+    from extractor.loaders import load_text
 
     text, heading, _ = _ten_k(STYLES["NOTE 11 – CAPS"], _note_body(FIXTURES / f"{SEEDS[0]}.txt"))
     ten_k = load_text(text, path="10k.txt", doc_id="10k")
@@ -376,7 +424,9 @@ def test_a_whole_10k_is_narrowed_to_the_note_and_split_parts_merge(server):
     assert score(to_facts(extraction.note), gold(SEEDS[0])).f1 == 1.0  # duplicates from the overlap merged
     check_grounded(extraction, ten_k)
     disagreements = [w for w in extraction.warnings if w.startswith("parts of the note disagree")]
-    assert disagreements == ["parts of the note disagree: plans[0].shares_authorized: 4400000 kept, 3800000 from a later part of the note set aside"]
+    assert disagreements == [
+        "parts of the note disagree: plans[0].shares_authorized: 4400000 kept, 3800000 from a later part of the note set aside"
+    ]
 
 
 def test_review_regressions_scale_key_retry_after_cassette_and_failed_reask(server, tmp_path):
@@ -445,10 +495,19 @@ def test_block_prompt_asks_one_table_or_paragraph_at_a_time_with_a_small_schema(
     def respond(body: dict):
         quotes = _block_quotes(body)
         if "Granted | 237.86" in quotes:  # the options roll-forward: two rows, quoted by cell
-            cells = [("granted", "Granted | 86", "Granted | 237.86"), ("exercised", "Exercised | (1,049 )", "Exercised | 33.25")]
-            rows = [{"kind": kind, "label": count.split(" |")[0],
-                     "count": {"quote": count, "unit": "shares", "scale": 3, "period": year_end},
-                     "weighted_average_price": {"quote": price, "unit": "USD/share", "period": year_end}} for kind, count, price in cells]  # fmt: skip
+            cells = [
+                ("granted", "Granted | 86", "Granted | 237.86"),
+                ("exercised", "Exercised | (1,049 )", "Exercised | 33.25"),
+            ]
+            rows = [
+                {
+                    "kind": kind,
+                    "label": count.split(" |")[0],
+                    "count": {"quote": count, "unit": "shares", "scale": 3, "period": year_end},
+                    "weighted_average_price": {"quote": price, "unit": "USD/share", "period": year_end},
+                }
+                for kind, count, price in cells
+            ]
             return tool_reply({"award_activity": [{"award": "option", "basis": "outstanding", "rows": rows}]})
         if list(body["tools"][0]["function"]["parameters"]["properties"]) == ["valuation_assumptions"]:
             return error_reply(400, "scripted: this block fails")  # the assumptions table
@@ -462,7 +521,10 @@ def test_block_prompt_asks_one_table_or_paragraph_at_a_time_with_a_small_schema(
         assert set(schema["properties"]) == block.parts and _block_quotes(body) == list(block.quotes)
         assert all(schema["properties"][part].get("maxItems", block.items) == block.items for part in block.parts)
         roles = [message["role"] for message in body["messages"]]
-        assert roles == ["system", "user", "assistant", "user", "assistant", "user"] and block.content in body["messages"][-1]["content"]
+        assert (
+            roles == ["system", "user", "assistant", "user", "assistant", "user"]
+            and block.content in body["messages"][-1]["content"]
+        )
     [activity] = extraction.note.award_activity
     counts = [(row.kind, row.count.value, row.count.source.text) for row in activity.rows]
     assert counts == [("granted", Decimal("86000"), "86"), ("exercised", Decimal("1049000"), "1,049")]
@@ -474,12 +536,26 @@ def test_block_prompt_asks_one_table_or_paragraph_at_a_time_with_a_small_schema(
 
 def test_a_block_answer_cannot_quote_a_number_the_block_lacks(server):
     doc = document(SEEDS[0])
-    invented = {"award_activity": [{"award": "option", "basis": "outstanding", "rows": [
-        {"kind": "granted", "count": {"quote": "Granted | 999", "unit": "shares", "period": {"end": "2018-07-31"}}}]}]}  # fmt: skip
+    invented = {
+        "award_activity": [
+            {
+                "award": "option",
+                "basis": "outstanding",
+                "rows": [
+                    {
+                        "kind": "granted",
+                        "count": {"quote": "Granted | 999", "unit": "shares", "period": {"end": "2018-07-31"}},
+                    }
+                ],
+            }
+        ]
+    }
     server.responder = lambda body: tool_reply(invented)
     backend = LLMBackend(config(server, prompt="stock_compensation@v2", reasks=0, feedback_reasks=0))
     extraction = backend.extract(doc)
-    asked = [body for body in server.requests if "award_activity" in body["tools"][0]["function"]["parameters"]["properties"]]
+    asked = [
+        body for body in server.requests if "award_activity" in body["tools"][0]["function"]["parameters"]["properties"]
+    ]
     refused = [w for w in extraction.warnings if w.startswith("nothing read from") and "did not fit the schema" in w]
     assert extraction.note.award_activity == [] and len(refused) == len(asked) > 1  # each one refused by the quote enum
     server.responder = lambda body: error_reply(400, "scripted: refused")

@@ -6,12 +6,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from fixture_paths import EDGAR_KMX, HTML_000, HTML_002, SEED_000, SEED_002, TEXT_000, TEXT_002
 
 from extractor.document import Document, LoadError
 from extractor.loaders import load, load_text
 from extractor.tables import rebuild_tables
-
-from fixture_paths import SEED_000, SEED_002, HTML_000, HTML_002, EDGAR_KMX, TEXT_000, TEXT_002
 
 
 def _rows(doc: Document) -> list[tuple[str, list[str]]]:
@@ -116,8 +115,10 @@ def test_html_rpage_renders_a_table_row_per_line_like_the_seed():
             (i, f) for i, f in enumerate(fields) if f
         ]
     # SAR activity: '(1,049', ')' and '$', '33.25' cells are joined; empty cells keep every value in its column
-    header = lines.index("\tAwards\tWeighted-Average Exercise Price\tWeighted-Average Remaining Contractual Term"
-                         "\tAggregate Intrinsic Value")
+    header = lines.index(
+        "\tAwards\tWeighted-Average Exercise Price\tWeighted-Average Remaining Contractual Term"
+        "\tAggregate Intrinsic Value"
+    )
     assert lines[header - 1] == ""
     assert "Exercised\t(1,049)\t$ 33.25" in lines[header:]
     assert "Outstanding at July 31, 2018\t1,324\t$ 91.01\t5.3 years\t$ 246,198" in lines[header:]
@@ -149,7 +150,9 @@ def test_aligned_text_table_alone_is_aligned():
 def _ten_k_note() -> str:
     """Note 11 of CarMax's FY2020 10-K, cut from the submission's main HTML document."""
     body = EDGAR_KMX.read_text(encoding="utf-8")
-    start = body.index('<div style="margin-top:12pt;text-align:justify"><span style="font-family:\'Times New Roman\',serif;font-size:10pt;font-weight:bold">11. STOCK AND STOCK-BASED')
+    start = body.index(
+        '<div style="margin-top:12pt;text-align:justify"><span style="font-family:\'Times New Roman\',serif;font-size:10pt;font-weight:bold">11. STOCK AND STOCK-BASED'
+    )
     end = body.index("12. Net Earnings Per Share")
     end = body.rindex("<div", start, end)
     return body[start:end]
@@ -340,7 +343,7 @@ def test_truncated_html_mid_cell_keeps_the_partial_row():
 def test_truncated_html_inside_a_tag():
     markup = HTML_002.read_text(encoding="utf-8")
     full = _sar_rows(load(HTML_002))
-    cut = markup.index("<td style=\"vert", markup.index("(1,049")) + 8  # "...(1,049</td><td styl"
+    cut = markup.index('<td style="vert', markup.index("(1,049")) + 8  # "...(1,049</td><td styl"
     doc = load_text(markup[:cut], path="cut.htm")
     rows = _sar_rows(doc)
     assert rows[:10] == full[:10]

@@ -19,8 +19,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from extractor.local_model import DEFAULT_ALIAS, free_port, missing_packages
 from extractor.loaders import load
+from extractor.local_model import DEFAULT_ALIAS, free_port, missing_packages
 
 pytestmark = pytest.mark.local_llm
 
@@ -74,14 +74,18 @@ def test_serve_answers_as_an_openai_compatible_endpoint(served):
 def test_a_real_extraction_is_parsed_grounded_validated_and_scored(served, tmp_path):
     cassettes = tmp_path / "cassettes"
     llm = ["--backend", "llm", "--config", str(SETTINGS), "--base-url", served, "--cache-dir", str(cassettes)]
-    asked = _extractor("extract", str(DOCUMENT), *llm, "--cache", "read-write", "--format", "json", "-o", str(tmp_path / "out.json"))
+    asked = _extractor(
+        "extract", str(DOCUMENT), *llm, "--cache", "read-write", "--format", "json", "-o", str(tmp_path / "out.json")
+    )
     assert asked.returncode in (0, 1), asked.stderr  # 1: the extraction fails validation, as a 270M model's will
     [result] = json.loads((tmp_path / "out.json").read_text())
 
     # Every answer came from the model: one request per block, none from a recording, tokens counted.
     usage = result["usage"]
     assert usage["requests"] == 4 and usage["cache_hits"] == 0 and usage["completion_tokens"] > 0, usage
-    assert result["provenance"]["prompt_id"] == "stock_compensation@v2" and result["provenance"]["model"] == DEFAULT_ALIAS
+    assert (
+        result["provenance"]["prompt_id"] == "stock_compensation@v2" and result["provenance"]["model"] == DEFAULT_ALIAS
+    )
 
     # Parsed into the schema: the answers that fit became StockCompensationNote values.
     amounts = list(_amounts(result["note"]))
@@ -93,7 +97,9 @@ def test_a_real_extraction_is_parsed_grounded_validated_and_scored(served, tmp_p
     for amount in amounts:
         span = amount["source"]
         assert span is not None, amount
-        assert text[span["start"] : span["end"]] == span["text"] and span["text"].replace(",", "") in amount["quote"].replace(",", "")
+        assert text[span["start"] : span["end"]] == span["text"] and span["text"].replace(",", "") in amount[
+            "quote"
+        ].replace(",", "")
 
     # Validator findings produced, each about values the extraction holds.
     validation = result["validation"]
@@ -103,7 +109,9 @@ def test_a_real_extraction_is_parsed_grounded_validated_and_scored(served, tmp_p
 
     # The same answers replayed (no model call) into facts, a readable table, and a score against gold.
     facts_file = tmp_path / "new_aligned_2000.facts.jsonl"
-    replayed = _extractor("extract", str(DOCUMENT), *llm, "--cache", "replay", "--format", "facts", "-o", str(facts_file))
+    replayed = _extractor(
+        "extract", str(DOCUMENT), *llm, "--cache", "replay", "--format", "facts", "-o", str(facts_file)
+    )
     assert replayed.returncode in (0, 1), replayed.stderr
     facts = facts_file.read_text().splitlines()
     assert facts, "the grounded values map to facts"

@@ -9,7 +9,9 @@ from fixture_paths import ROOT
 
 
 def test_validator_catches_the_benchmarks_mutations() -> None:
-    spec = importlib.util.spec_from_file_location("validator_mutations", ROOT / "evals" / "benchmarks" / "validator_mutations.py")
+    spec = importlib.util.spec_from_file_location(
+        "validator_mutations", ROOT / "evals" / "benchmarks" / "validator_mutations.py"
+    )
     bench = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = bench  # dataclasses look their module up
     spec.loader.exec_module(bench)
@@ -26,7 +28,9 @@ def test_validator_catches_the_benchmarks_mutations() -> None:
 def test_validator_notices_what_was_left_out() -> None:
     """Issue 19: a dropped table is always noticed, a dropped row at least 95 %, a single fact 80 %;
     the unmutated gold, validated with its document, has no error finding."""
-    spec = importlib.util.spec_from_file_location("validator_mutations", ROOT / "evals" / "benchmarks" / "validator_mutations.py")
+    spec = importlib.util.spec_from_file_location(
+        "validator_mutations", ROOT / "evals" / "benchmarks" / "validator_mutations.py"
+    )
     bench = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = bench
     spec.loader.exec_module(bench)

@@ -13,12 +13,13 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, ROOT, SEED_002
+from review_seed import RIGHT, WRONG_FIELD, seed_rollforward_error
 from typer.testing import CliRunner
 
-from extractor.evals.harness.runner import run_suite
-from extractor.suites import load_suite
 from extractor.backends import rules
 from extractor.cli import app
+from extractor.evals.harness.runner import run_suite
 from extractor.llm.config import ConfigError
 from extractor.queue.documents import DocumentError, confined, item_document
 from extractor.queue.edits import EditError, apply_edits
@@ -26,10 +27,9 @@ from extractor.queue.feed import qa_sampled
 from extractor.queue.gold import export_gold
 from extractor.queue.settings import queue_path, resolve_queue_settings
 from extractor.queue.store import Conflict, ItemStatus, Queue, QueueError
-from extractor.validator import validate
-from fixture_paths import FIXTURES, ROOT, SEED_002
-from review_seed import RIGHT, WRONG_FIELD, seed_rollforward_error
 from extractor.schemas.concepts import to_facts
+from extractor.suites import load_suite
+from extractor.validator import validate
 
 SUITE_DOCS = ROOT / "evals" / "suites" / "heterogeneous" / "documents"
 
@@ -101,7 +101,9 @@ def test_a_stale_save_is_refused_and_the_newer_version_kept(queue):
     queue.release(item_id, "alice")
     queue.claim(item_id, "bob")
     theirs, their_changes = corrected(queue, item_id, Decimal("999000"))
-    with pytest.raises(Conflict, match=r"changed by alice .*\(version 2\) after you opened version 1; nothing was saved"):
+    with pytest.raises(
+        Conflict, match=r"changed by alice .*\(version 2\) after you opened version 1; nothing was saved"
+    ):
         queue.save(item_id, "bob", opened, theirs, their_changes)
     item = queue.get(item_id)
     assert item.version == 2 and item.status is ItemStatus.corrected
@@ -121,7 +123,9 @@ def test_an_expired_claim_can_be_taken_over_and_the_old_holder_cannot_save(queue
     assert [i.id for i in queue.items([ItemStatus.open])] == [item_id] and not queue.items([ItemStatus.claimed])
     taken = queue.claim(item_id, "bob")
     assert taken.claimed_by == "bob"
-    assert queue.audit(item_id)[-1].action == "taken_over" and "alice's claim had expired" in queue.audit(item_id)[-1].note
+    assert (
+        queue.audit(item_id)[-1].action == "taken_over" and "alice's claim had expired" in queue.audit(item_id)[-1].note
+    )
     fixed, changes = corrected(queue, item_id)
     with pytest.raises(Conflict, match="claimed by bob"):
         queue.save(item_id, "alice", taken.version, fixed, changes)
@@ -129,7 +133,10 @@ def test_an_expired_claim_can_be_taken_over_and_the_old_holder_cannot_save(queue
     clock.now += 601  # bob's claim runs out too: the item is open again, and carol may resolve it
     assert queue.get(item_id).holder(clock.now) is None and queue.get(item_id).status is ItemStatus.corrected
     queue.resolve(item_id, "carol", 2, accept=False, reason="not the note")
-    assert [(e.action, e.reviewer) for e in queue.audit(item_id)][-2:] == [("taken_over", "carol"), ("rejected", "carol")]
+    assert [(e.action, e.reviewer) for e in queue.audit(item_id)][-2:] == [
+        ("taken_over", "carol"),
+        ("rejected", "carol"),
+    ]
 
 
 def test_next_item_prefers_own_claim_then_validation_errors(queue):
@@ -148,12 +155,22 @@ def test_resolving_needs_a_reason_to_reject_and_to_accept_with_errors_left(queue
     errors = {f.rule: f.id for f in queue.get(item_id).extraction.validation.errors}
     with pytest.raises(QueueError, match="no finding rollforward.count:0000"):
         queue.resolve(item_id, "alice", 1, accept=True, reason="x", finding_reasons={"rollforward.count:0000": "typo"})
-    done = queue.resolve(item_id, "alice", 1, accept=True, reason="the filing prints 110",
-                         finding_reasons={errors["rollforward.count"]: "the printed table does not add up"})
+    done = queue.resolve(
+        item_id,
+        "alice",
+        1,
+        accept=True,
+        reason="the filing prints 110",
+        finding_reasons={errors["rollforward.count"]: "the printed table does not add up"},
+    )
     quirks = json.loads(done.accepted_findings)  # only the finding accepted individually is a filing quirk
-    assert quirks == [{"id": errors["rollforward.count"], "rule": "rollforward.count", "reason": "the printed table does not add up"}]
-    assert [(e.action, e.field) for e in queue.audit(item_id)][-2:] == [("finding_accepted", errors["rollforward.count"]),
-                                                                         ("accepted", None)]
+    assert quirks == [
+        {"id": errors["rollforward.count"], "rule": "rollforward.count", "reason": "the printed table does not add up"}
+    ]
+    assert [(e.action, e.field) for e in queue.audit(item_id)][-2:] == [
+        ("finding_accepted", errors["rollforward.count"]),
+        ("accepted", None),
+    ]
     with pytest.raises(Conflict, match="accepted by alice"):
         queue.claim(item_id, "bob")
 
@@ -177,27 +194,47 @@ def test_the_same_extraction_enters_once(queue):
 
 def test_edits_set_values_units_periods_and_award_types(queue):
     extraction = queue.get(seed_rollforward_error(queue)).extraction
-    fixed, changes = apply_edits(extraction, {
-        f"{WRONG_FIELD}.value": "101,000",
-        f"{WRONG_FIELD}.unit": "shares",  # unchanged: no change recorded
-        "award_activity[2].rows[2].weighted_average_price.period.start": "2017-08-02",
-        "award_activity[2].award": "psu",
-        "plans[0].shares_authorized.value": "(12)",
-    })  # fmt: skip
-    assert [c.field for c in changes] == [f"{WRONG_FIELD}.value", "award_activity[2].rows[2].weighted_average_price.period.start",
-                                          "award_activity[2].award", "plans[0].shares_authorized.value"]  # fmt: skip
+    fixed, changes = apply_edits(
+        extraction,
+        {
+            f"{WRONG_FIELD}.value": "101,000",
+            f"{WRONG_FIELD}.unit": "shares",  # unchanged: no change recorded
+            "award_activity[2].rows[2].weighted_average_price.period.start": "2017-08-02",
+            "award_activity[2].award": "psu",
+            "plans[0].shares_authorized.value": "(12)",
+        },
+    )
+    assert [c.field for c in changes] == [
+        f"{WRONG_FIELD}.value",
+        "award_activity[2].rows[2].weighted_average_price.period.start",
+        "award_activity[2].award",
+        "plans[0].shares_authorized.value",
+    ]
     assert changes[0].before == "110000" and changes[0].after == "101000"
     assert fixed.note.award_activity[2].award == "psu" and fixed.note.plans[0].shares_authorized.value == Decimal("-12")
-    assert {f.dims.get("award") for f in to_facts(fixed.note) if "PSU" in f.concept or f.dims.get("award") == "psu"} == {"psu"}
+    assert {
+        f.dims.get("award") for f in to_facts(fixed.note) if "PSU" in f.concept or f.dims.get("award") == "psu"
+    } == {"psu"}
     assert extraction.note.award_activity[2].award == "rsu"  # the original is untouched
     with pytest.raises(EditError) as refused:
-        apply_edits(extraction, {
-            f"{WRONG_FIELD}.value": "12x", f"{WRONG_FIELD}.unit": "euros", "award_activity[9].award": "rsu",
-            f"{WRONG_FIELD}.period.end": "31/07/2018", "award_activity[0].award": "warrant",
-        })  # fmt: skip
+        apply_edits(
+            extraction,
+            {
+                f"{WRONG_FIELD}.value": "12x",
+                f"{WRONG_FIELD}.unit": "euros",
+                "award_activity[9].award": "rsu",
+                f"{WRONG_FIELD}.period.end": "31/07/2018",
+                "award_activity[0].award": "warrant",
+            },
+        )
     message = str(refused.value)
-    for expected in ("'12x' is not a number", "'euros' is not a unit", "award_activity[9].award: no such field",
-                     "'31/07/2018' is not a date", "'warrant' is not an award type"):  # fmt: skip
+    for expected in (
+        "'12x' is not a number",
+        "'euros' is not a unit",
+        "award_activity[9].award: no such field",
+        "'31/07/2018' is not a date",
+        "'warrant' is not an award type",
+    ):
         assert expected in message
     with pytest.raises(EditError, match="out of range"):
         apply_edits(extraction, {f"{WRONG_FIELD}.value": "1e1000000"})
@@ -220,7 +257,9 @@ def test_documents_are_read_only_from_below_the_root(tmp_path, queue):
                 confined(ref, ROOT)
     finally:
         link.unlink()
-    assert confined("tests/fixtures/x.zip::a/../../b.htm", ROOT).endswith("x.zip::a/../../b.htm")  # members stay in their archive
+    assert confined("tests/fixtures/x.zip::a/../../b.htm", ROOT).endswith(
+        "x.zip::a/../../b.htm"
+    )  # members stay in their archive
     moved = tmp_path / "moved.txt"
     moved.write_text(SEED_002.read_text(encoding="utf-8") + "\nAmended.")
     changed = item.__class__(**{**item.__dict__, "document_ref": str(moved)})
@@ -267,15 +306,23 @@ def test_accepted_items_export_as_gold_that_the_eval_harness_scores(tmp_path, qu
     result = export_gold(queue, suite, Path("/"), "carol", [item_id, item_id])  # named twice: written once
     assert result.written == [f"q{item_id}_002_59f0e0194afd947c"]
     again = export_gold(queue, suite, Path("/"), "carol")
-    assert again.written == [] and len(again.skipped) == 2 and all("in the suite already" in note for note in again.skipped)
-    assert export_gold(queue, tmp_path / "empty", Path("/"), "carol", [rejected]).skipped == [f"item {rejected}: rejected, not accepted"]
+    assert (
+        again.written == []
+        and len(again.skipped) == 2
+        and all("in the suite already" in note for note in again.skipped)
+    )
+    assert export_gold(queue, tmp_path / "empty", Path("/"), "carol", [rejected]).skipped == [
+        f"item {rejected}: rejected, not accepted"
+    ]
     assert not (tmp_path / "empty" / "suite.toml").exists()
 
     loaded = load_suite(suite)
     corrected_doc, quirk_doc = sorted(loaded.documents, key=lambda d: d.id != f"q{item_id}_002_59f0e0194afd947c")
     assert corrected_doc.path.read_bytes() == SEED_002.read_bytes() and corrected_doc.tags == ("reviewed",)
     assert "accepted by alice" in corrected_doc.source
-    assert quirk_doc.accepted_findings == {} and corrected_doc.accepted is None  # accepted as a whole: no finding individually
+    assert (
+        quirk_doc.accepted_findings == {} and corrected_doc.accepted is None
+    )  # accepted as a whole: no finding individually
     provenance = json.loads((suite / "gold" / f"{corrected_doc.id}.provenance.json").read_text())
     assert [e["action"] for e in provenance["audit"]] == ["enqueued", "claimed", "corrected", "accepted"]
     assert queue.audit(item_id)[-1].action == "exported" and str(suite) in queue.audit(item_id)[-1].note
@@ -290,7 +337,11 @@ def test_accepted_items_export_as_gold_that_the_eval_harness_scores(tmp_path, qu
     assert by_document[quirk_doc.id].wrong == 0 and by_document[quirk_doc.id].missed == 0
     quirk_provenance = json.loads((suite / "gold" / f"{quirk_doc.id}.provenance.json").read_text())
     assert "110000" in {e["value"] for e in quirk_provenance["excluded"]}
-    assert {e["rule"] for e in quirk_provenance["excluded"]} <= {"rollforward.count", "grounding.readback", "consistency.conflict"}
+    assert {e["rule"] for e in quirk_provenance["excluded"]} <= {
+        "rollforward.count",
+        "grounding.readback",
+        "consistency.conflict",
+    }
     assert results[corrected_doc.id].passed
 
 
@@ -305,20 +356,48 @@ def test_bulk_run_and_extract_send_failing_documents_to_the_queue(tmp_path):
     queue_file = tmp_path / "queue.sqlite"
     env = {**os.environ, "EXTRACTOR_QUEUE": str(queue_file)}
     inputs = [str(SEED_002), str(SUITE_DOCS / "002_prose.txt"), str(SUITE_DOCS / "new_side_by_side.htm")]
-    command = [sys.executable, "-m", "extractor.cli", "run", *inputs, "--out", str(tmp_path / "run"), "--workers", "1", "--qa-rate", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "extractor.cli",
+        "run",
+        *inputs,
+        "--out",
+        str(tmp_path / "run"),
+        "--workers",
+        "1",
+        "--qa-rate",
+        "1",
+    ]
     first = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert first.returncode == 0, first.stderr
     assert "3 documents entered the review queue" in first.stderr
     queue = Queue(queue_file)
     reasons = {item.document_id: item.reason.value for item in queue.items()}
-    assert reasons == {"002_59f0e0194afd947c.txt": "qa_sample", "002_prose.txt": "validation", "new_side_by_side.htm": "validation"}
+    assert reasons == {
+        "002_59f0e0194afd947c.txt": "qa_sample",
+        "002_prose.txt": "validation",
+        "new_side_by_side.htm": "validation",
+    }
     assert all(Path(item.document_ref).is_absolute() for item in queue.items())
-    again = subprocess.run([*command[:-2], "--qa-rate", "0"], env=env, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    again = subprocess.run(
+        [*command[:-2], "--qa-rate", "0"], env=env, capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert again.returncode == 0 and "0 documents entered" in again.stderr and len(queue.items()) == 3
 
     runner = CliRunner()
-    extracted = runner.invoke(app, ["extract", str(SUITE_DOCS / "002_prose.txt"), str(FIXTURES / "000_a279831d03f6579a.txt"),
-                                    "--queue", "-o", str(tmp_path / "x.json")], env={"EXTRACTOR_QUEUE": str(tmp_path / "q2.sqlite")})  # fmt: skip
+    extracted = runner.invoke(
+        app,
+        [
+            "extract",
+            str(SUITE_DOCS / "002_prose.txt"),
+            str(FIXTURES / "000_a279831d03f6579a.txt"),
+            "--queue",
+            "-o",
+            str(tmp_path / "x.json"),
+        ],
+        env={"EXTRACTOR_QUEUE": str(tmp_path / "q2.sqlite")},
+    )
     assert extracted.exit_code == 1  # one input failed validation
     assert "1 extractions entered the review queue" in extracted.output
     assert [i.document_id for i in Queue(tmp_path / "q2.sqlite").items()] == ["002_prose"]
@@ -349,12 +428,34 @@ def test_queue_commands(tmp_path):
     shown = run("show", str(item_id))
     assert "110000" in shown.output and "101000" in shown.output
     audit = json.loads(run("show", str(item_id), "--json").output)["audit"]
-    assert [(e["field"], e["before"], e["after"]) for e in audit if e["action"] == "corrected"] == [(f"{WRONG_FIELD}.value", "110000", "101000")]
-    assert [e["action"] for e in audit] == ["enqueued", "claimed", "corrected", "revalidated", "accepted"]  # as queue edit records it
+    assert [(e["field"], e["before"], e["after"]) for e in audit if e["action"] == "corrected"] == [
+        (f"{WRONG_FIELD}.value", "110000", "101000")
+    ]
+    assert [e["action"] for e in audit] == [
+        "enqueued",
+        "claimed",
+        "corrected",
+        "revalidated",
+        "accepted",
+    ]  # as queue edit records it
     exported = run("export-gold", str(tmp_path / "suite"))
     assert exported.exit_code == 0 and "wrote 1 gold documents" in exported.output
-    assert runner.invoke(app, ["eval", str(tmp_path / "suite"), "--store", str(tmp_path / "runs.sqlite"),
-                               "--html", str(tmp_path / "r.html"), "--fail-under", "1"]).exit_code == 0  # fmt: skip
+    assert (
+        runner.invoke(
+            app,
+            [
+                "eval",
+                str(tmp_path / "suite"),
+                "--store",
+                str(tmp_path / "runs.sqlite"),
+                "--html",
+                str(tmp_path / "r.html"),
+                "--fail-under",
+                "1",
+            ],
+        ).exit_code
+        == 0
+    )
     made = run("add-reviewer", "carol")
     token = made.stdout.strip().splitlines()[-1]
     assert made.exit_code == 0 and len(token) >= 32 and token not in queue.path.read_bytes().decode("latin-1")

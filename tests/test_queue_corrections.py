@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from fixture_paths import ROOT
+from review_seed import GOOGL, GOOGL_GOLD, JUNK_PATH, MISSED_CONCEPT, MOVED_PATH, seed_missed_number
 from typer.testing import CliRunner
 
-from extractor.suites import load_suite
 from extractor.cli import app
 from extractor.loaders import load
 from extractor.queue.corrections import correct
@@ -17,10 +18,9 @@ from extractor.queue.edits import EditError, apply_edits
 from extractor.queue.facts import number_span, search_concepts, unit_of
 from extractor.queue.gold import export_gold
 from extractor.queue.store import ItemStatus, Queue, QueueError
-from extractor.scoring import score
-from fixture_paths import ROOT
-from review_seed import GOOGL, GOOGL_GOLD, JUNK_PATH, MISSED_CONCEPT, MOVED_PATH, seed_missed_number
 from extractor.schemas.facts import read_facts
+from extractor.scoring import score
+from extractor.suites import load_suite
 
 
 def _add(spans: dict[str, tuple[int, int]]) -> str:
@@ -35,15 +35,28 @@ def test_a_selection_becomes_the_number_it_selects_most_of():
     assert number_span(f"{at + 1}:{at + 2}", text) == (at, at + 3)  # a number cut short taken whole
     word = text.index("three")
     assert number_span(f"{word}:{word + 5}", text) == (word, word + 5)  # numbers printed as words
-    for bad, why in (("5:1", "outside"), ("0:9", "holds no number"), ("x", "not a span"), ("0:250", "select the number only")):
+    for bad, why in (
+        ("5:1", "outside"),
+        ("0:9", "holds no number"),
+        ("x", "not a span"),
+        ("0:250", "select the number only"),
+    ):
         with pytest.raises(ValueError, match=why):
             number_span(bad, text if why != "select the number only" else text * 5)
 
 
 def test_concepts_are_searchable_with_the_unit_they_take():
     assert [c.name for c in search_concepts("reserved future")] == [MISSED_CONCEPT]
-    assert unit_of("ShareBasedCompensationArrangementByShareBasedPaymentAwardOptionsExercisableWeightedAverageExercisePrice") == "USD/share"
-    assert unit_of("ShareBasedCompensationArrangementByShareBasedPaymentAwardFairValueAssumptionsExpectedVolatilityRate") == "pure"
+    assert (
+        unit_of(
+            "ShareBasedCompensationArrangementByShareBasedPaymentAwardOptionsExercisableWeightedAverageExercisePrice"
+        )
+        == "USD/share"
+    )
+    assert (
+        unit_of("ShareBasedCompensationArrangementByShareBasedPaymentAwardFairValueAssumptionsExpectedVolatilityRate")
+        == "pure"
+    )
     assert unit_of("AllocatedShareBasedCompensationExpense") == "USD"
 
 
@@ -55,7 +68,9 @@ def test_corrections_add_delete_and_repoint_and_say_what_they_resolved(tmp_path)
     right = spans["right"]
     fields = {f"add[0].{k}": v for k, v in (pair.split("=") for pair in _add(spans).split(","))}
     fields["add[0].period.instant"] = fields.pop("add[0].instant")
-    done = correct(item.extraction, fields | {f"{JUNK_PATH}.delete": "1", f"{MOVED_PATH}.span": f"{right[0]}:{right[1]}"}, document)
+    done = correct(
+        item.extraction, fields | {f"{JUNK_PATH}.delete": "1", f"{MOVED_PATH}.span": f"{right[0]}:{right[1]}"}, document
+    )
     assert [c.field for c in done.changes] == [f"{MOVED_PATH}.span", "line_items[3]", f"{JUNK_PATH}.delete"]
     added = done.extraction.note.line_items[3]
     assert (added.concept, added.award, added.amount.source.text) == (MISSED_CONCEPT, "rsu", "633")
@@ -66,12 +81,31 @@ def test_corrections_add_delete_and_repoint_and_say_what_they_resolved(tmp_path)
     assert "resolved: " in done.account and "grounding.readback" in done.account
     # Refused, naming each problem: an added fact without a period or a span, a value that does not exist.
     with pytest.raises(EditError) as refused:
-        apply_edits(item.extraction, {"add[0].concept": MISSED_CONCEPT, "add[0].value": "1", "add[0].unit": "shares",
-                                      "add[0].span": "5:1", "expense[9].amount.delete": "1"}, document.text)  # fmt: skip
-    assert "add[0]: '5:1' is outside the document text" in str(refused.value) and "expense[9].amount.delete: no such value" in str(refused.value)
+        apply_edits(
+            item.extraction,
+            {
+                "add[0].concept": MISSED_CONCEPT,
+                "add[0].value": "1",
+                "add[0].unit": "shares",
+                "add[0].span": "5:1",
+                "expense[9].amount.delete": "1",
+            },
+            document.text,
+        )
+    assert "add[0]: '5:1' is outside the document text" in str(
+        refused.value
+    ) and "expense[9].amount.delete: no such value" in str(refused.value)
     with pytest.raises(EditError, match="give the period"):
-        apply_edits(item.extraction, {"add[0].concept": MISSED_CONCEPT, "add[0].value": "1", "add[0].unit": "shares",
-                                      "add[0].span": f"{spans['missed'][0]}:{spans['missed'][1]}"}, document.text)  # fmt: skip
+        apply_edits(
+            item.extraction,
+            {
+                "add[0].concept": MISSED_CONCEPT,
+                "add[0].value": "1",
+                "add[0].unit": "shares",
+                "add[0].span": f"{spans['missed'][0]}:{spans['missed'][1]}",
+            },
+            document.text,
+        )
     with pytest.raises(EditError, match="cannot be read"):
         apply_edits(item.extraction, {f"{MOVED_PATH}.span": f"{right[0]}:{right[1]}"}, None)
 
@@ -86,16 +120,34 @@ def test_the_cli_fixes_an_omission_and_exports_partial_gold_that_scores_it(tmp_p
         return runner.invoke(app, ["queue", *args], env=env)
 
     shown = run("show", str(item_id), "--values")
-    assert shown.exit_code == 0 and f"{spans['missed'][0]}:{spans['missed'][1]} 633" in shown.output and JUNK_PATH in shown.output
+    assert (
+        shown.exit_code == 0
+        and f"{spans['missed'][0]}:{spans['missed'][1]} 633" in shown.output
+        and JUNK_PATH in shown.output
+    )
     assert MISSED_CONCEPT in run("concepts", "reserved").output
     assert run("edit", str(item_id)).exit_code == 2  # nothing to do
     bad = run("edit", str(item_id), "--span", f"{MOVED_PATH}=0:3", "--reviewer", "alice")
     assert bad.exit_code == 1 and "holds no number" in bad.output and queue.get(item_id).version == 1
     right = spans["right"]
-    edited = run("edit", str(item_id), "--add", _add(spans), "--delete", JUNK_PATH, "--span", f"{MOVED_PATH}={right[0]}:{right[1]}",
-                 "--reviewer", "alice")  # fmt: skip
+    edited = run(
+        "edit",
+        str(item_id),
+        "--add",
+        _add(spans),
+        "--delete",
+        JUNK_PATH,
+        "--span",
+        f"{MOVED_PATH}={right[0]}:{right[1]}",
+        "--reviewer",
+        "alice",
+    )
     assert edited.exit_code == 0, edited.output
-    assert "saved version 2: 3 changes" in edited.output and "resolved: " in edited.output and "0 errors left" in edited.output
+    assert (
+        "saved version 2: 3 changes" in edited.output
+        and "resolved: " in edited.output
+        and "0 errors left" in edited.output
+    )
     audit = queue.audit(item_id)
     assert [e.action for e in audit][-4:] == ["corrected", "corrected", "corrected", "revalidated"]
     assert all(e.reviewer == "alice" and e.at for e in audit[-4:])
@@ -104,7 +156,9 @@ def test_the_cli_fixes_an_omission_and_exports_partial_gold_that_scores_it(tmp_p
     coverage = [f for f in item.extraction.validation.findings if f.family == "coverage"]
     assert coverage  # the note's other sentences still print numbers nobody extracted
     refused = run("resolve", str(item_id), "--accept", "--reviewer", "alice")
-    assert refused.exit_code == 1 and f"{len(coverage)} coverage findings left needs a reason for each" in refused.output
+    assert (
+        refused.exit_code == 1 and f"{len(coverage)} coverage findings left needs a reason for each" in refused.output
+    )
     with pytest.raises(QueueError, match="coverage findings left"):
         queue.resolve(item_id, "alice", 2, True, "all fine", {coverage[0].id: "why"} if len(coverage) > 1 else {})
     reasons = [f"--accept-finding={f.id}=amounts settled in stock: no concept in scope" for f in coverage]

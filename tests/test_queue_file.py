@@ -14,12 +14,12 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from fixture_paths import ROOT, SEED_002
+from review_seed import seed_rollforward_error
 
 from extractor.bulk.manifest import Manifest
 from extractor.queue.reviewers import add_reviewer
 from extractor.queue.store import Queue
-from fixture_paths import ROOT, SEED_002
-from review_seed import seed_rollforward_error
 
 QUEUE_MARKER = 0x65787175  # b"exqu", the application_id every queue file carries: part of the file format
 
@@ -27,7 +27,9 @@ QUEUE_MARKER = 0x65787175  # b"exqu", the application_id every queue file carrie
 def extractor(*args: str, queue_file: Path) -> subprocess.CompletedProcess[str]:
     """The real CLI in its own process, as a user runs it, with `queue_file` as the queue."""
     env = {**os.environ, "EXTRACTOR_QUEUE": str(queue_file), "EXTRACTOR_REVIEW_ROOT": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "extractor.cli", *args], env=env, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "extractor.cli", *args], env=env, capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
 
 
 def assert_refused(result: subprocess.CompletedProcess[str], queue_file: Path, says: str) -> None:
@@ -69,8 +71,14 @@ def cut_mid_page(path: Path) -> None:
 
 DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "cut mid-page": (cut_mid_page, "is damaged"),
-    "garbage over its header page": (lambda path: scribble(path, 1), "is not a correction queue (it is not a SQLite database"),
-    "a CSV file": (lambda path: path.write_text("id,status\n1,open\n"), "is not a correction queue (it is not a SQLite database"),
+    "garbage over its header page": (
+        lambda path: scribble(path, 1),
+        "is not a correction queue (it is not a SQLite database",
+    ),
+    "a CSV file": (
+        lambda path: path.write_text("id,status\n1,open\n"),
+        "is not a correction queue (it is not a SQLite database",
+    ),
     "an empty file": (lambda path: path.write_bytes(b""), "is not a correction queue (it looks like an empty file)"),
     "a folder": (lambda path: (path.unlink(), path.mkdir()), "cannot be opened"),
 }
@@ -142,7 +150,17 @@ def test_another_tools_sqlite_file_is_refused_untouched(run_manifest, command):
 
 def test_a_run_does_not_enqueue_into_another_tools_file(tmp_path, run_manifest):
     before = run_manifest.read_bytes()
-    ran = extractor("run", str(SEED_002), "--out", str(tmp_path / "out"), "--workers", "1", "--qa-rate", "1", queue_file=run_manifest)
+    ran = extractor(
+        "run",
+        str(SEED_002),
+        "--out",
+        str(tmp_path / "out"),
+        "--workers",
+        "1",
+        "--qa-rate",
+        "1",
+        queue_file=run_manifest,
+    )
     assert_refused(ran, run_manifest, FOREIGN)
     assert run_manifest.read_bytes() == before
 

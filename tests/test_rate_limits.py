@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 
+from fixture_paths import SEED_002
+from llm_server import ScriptedServer, tool_reply
+from scripted_answers import quoted_answer
+
 from extractor.backends import rules
 from extractor.backends.llm import LLMBackend
 from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
 from extractor.loaders import load
-from fixture_paths import SEED_002
-from llm_server import ScriptedServer, tool_reply
-from scripted_answers import quoted_answer
 
 
 class Clock:
@@ -75,4 +76,6 @@ def test_concurrent_extractions_through_the_transport_keep_the_rate() -> None:
     arrivals = server.arrivals
     assert len(arrivals) == 30
     assert arrivals[-1] - arrivals[0] >= 29 / 20 - 0.1  # spread over the time the rate allows, not all at once
-    assert most_in_window(arrivals, 0.5) <= 10 + 3  # a slot's request may arrive a little late, never early; unlimited, all 30 land in ~0.1 s
+    assert (
+        most_in_window(arrivals, 0.5) <= 10 + 3
+    )  # a slot's request may arrive a little late, never early; unlimited, all 30 land in ~0.1 s

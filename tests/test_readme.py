@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from extractor.loaders import load
-from extractor.backends import rules
 from fixture_paths import ROOT
 from llm_server import ScriptedServer, tool_reply
 from scripted_answers import quoted_answer
+
+from extractor.backends import rules
+from extractor.loaders import load
 
 SECTION = re.compile(r"^## From Python\n(.*?)^## ", re.MULTILINE | re.DOTALL)
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -34,12 +34,18 @@ def test_the_readme_python_examples_run(tmp_path, monkeypatch, capsys):
     namespace: dict[str, object] = {}
     with ScriptedServer(lambda body: tool_reply(quoted_answer(rules.extract(seed), seed))) as server:
         for block in blocks:
-            exec(compile(block.replace(README_URL, server.base_url), "README.md", "exec"), namespace)  # noqa: S102
+            exec(compile(block.replace(README_URL, server.base_url), "README.md", "exec"), namespace)
     printed = capsys.readouterr().out
     assert "ShareBasedCompensationArrangementByShareBasedPaymentAward" in printed  # facts were printed
     assert "000_a279831d03f6579a.htm 179 facts" in printed  # extract_many, per file
-    assert namespace["outcome"].complete and namespace["outcome"].summary["documents"]["done"] + namespace["outcome"].summary["documents"]["review"] == 2
+    assert (
+        namespace["outcome"].complete
+        and namespace["outcome"].summary["documents"]["done"] + namespace["outcome"].summary["documents"]["review"] == 2
+    )
     assert (tmp_path / "out/python-run/records.jsonl").exists()
     assert namespace["report"].passed and namespace["run"].metrics().overall.f1 == pytest.approx(1.0)
-    assert namespace["result"].provenance.backend == "llm" and namespace["result"].provenance.model == "Qwen/Qwen2.5-7B-Instruct"
+    assert (
+        namespace["result"].provenance.backend == "llm"
+        and namespace["result"].provenance.model == "Qwen/Qwen2.5-7B-Instruct"
+    )
     assert not (tmp_path / ".extractor-cache").exists()  # no cache unless asked

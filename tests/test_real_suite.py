@@ -13,22 +13,25 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from fixture_paths import ROOT
 
-from extractor.evals.build_real_suite import build, main as build_main, our_dims
+from extractor.backends import rules
+from extractor.evals.build_real_suite import build, our_dims
+from extractor.evals.build_real_suite import main as build_main
 from extractor.evals.harness.loose import TaggedFact, agree, loose_score, read_tagged, visible
 from extractor.evals.harness.runner import run_suite
-from extractor.suites import load_suite
-from extractor.backends import rules
-from fixture_paths import ROOT
 from extractor.schemas.concepts import to_facts
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
+from extractor.suites import load_suite
 
 SHARED = ROOT.parent / "shared"
 CORPUS = SHARED / "corpus" / "real"
 TOOLS = SHARED / "tools"
-needs_corpus = pytest.mark.skipif(not (CORPUS / "manifest.json").is_file() or not (TOOLS / "score_real.py").is_file(),
-                                  reason="../shared/corpus/real and ../shared/tools are not here (they are not part of the repository)")
+needs_corpus = pytest.mark.skipif(
+    not (CORPUS / "manifest.json").is_file() or not (TOOLS / "score_real.py").is_file(),
+    reason="../shared/corpus/real and ../shared/tools are not here (they are not part of the repository)",
+)
 TWO = ("ba-10q-2025q2", "ggho-10q-2014q3")  # one inline XBRL 10-Q, one 2014 instance
 
 
@@ -53,11 +56,14 @@ def small_corpus(tmp_path: Path) -> Path:
     (corpus / "manifest.json").write_text(json.dumps(entries))
     nogold = [e for e in json.loads((CORPUS / "nogold" / "manifest.json").read_text()) if e["id"] == "loncor-20f-2015"]
     (corpus / "nogold" / "manifest.json").write_text(json.dumps(nogold))
-    (corpus / "nogold" / "loncor-20f-2015" / "section.html").write_bytes((CORPUS / "nogold" / "loncor-20f-2015" / "section.html").read_bytes())
+    (corpus / "nogold" / "loncor-20f-2015" / "section.html").write_bytes(
+        (CORPUS / "nogold" / "loncor-20f-2015" / "section.html").read_bytes()
+    )
     return corpus
 
 
 # -- the builder ----------------------------------------------------------------------------------
+
 
 @needs_corpus
 def test_builder_writes_stripped_documents_visible_gold_tags_and_a_loadable_suite(tmp_path):
@@ -68,14 +74,18 @@ def test_builder_writes_stripped_documents_visible_gold_tags_and_a_loadable_suit
     for fid in TWO:
         document = out / "documents" / f"{fid}.html"
         expected = tmp_path / f"{fid}.stripped.html"  # the shared tool's own output, byte for byte
-        subprocess.run([sys.executable, str(TOOLS / "strip_ix.py"), str(CORPUS / fid / "section.html"), str(expected)], check=True)
+        subprocess.run(
+            [sys.executable, str(TOOLS / "strip_ix.py"), str(CORPUS / fid / "section.html"), str(expected)], check=True
+        )
         assert document.read_bytes() == expected.read_bytes() and "ix:" not in document.read_text().lower()
         raw = json.loads((CORPUS / fid / "gold_facts.json").read_text())
         shown = [f for f in raw if f["shown_in_section"] and f["in_note"] is not False and f["value"] != 0]
         entry = next(d for d in suite.documents if d.id == fid)
         assert len(entry.gold_facts) == len(shown) == len(entry.xbrl_gold_facts or ()) > 0
         extension = CORPUS / fid / "extension_facts.json"
-        assert len(entry.tagged_facts) == len(raw) + len(json.loads(extension.read_text()) if extension.exists() else [])
+        assert len(entry.tagged_facts) == len(raw) + len(
+            json.loads(extension.read_text()) if extension.exists() else []
+        )
     ba = next(d for d in suite.documents if d.id == "ba-10q-2025q2")
     assert all(g.printed for g in ba.xbrl_gold_facts or ())  # inline facts keep what was printed
     assert {f.unit for f in ba.gold_facts} <= {"shares", "USD", "USD/share", "pure", "years"}
@@ -95,8 +105,13 @@ def test_builder_says_clearly_when_the_corpus_is_missing(tmp_path, capsys):
 def test_award_axes_map_to_our_award_classes():
     assert our_dims("X", {"AwardTypeAxis": "RestrictedStockUnitsRSUMember"}) == {"award": "rsu"}
     assert our_dims("X", {"PlanNameAxis": "EmployeeStockPurchasePlanMember"}) == {"award": "espp"}
-    assert our_dims("X", {"AwardTypeAxis": "PerformanceSharesMember", "RangeAxis": "MaximumMember"}) == {"award": "psu", "bound": "max"}
-    assert our_dims("X", {"IncomeStatementLocationAxis": "ResearchAndDevelopmentExpenseMember"}) == {"line_item": "research and development expense"}
+    assert our_dims("X", {"AwardTypeAxis": "PerformanceSharesMember", "RangeAxis": "MaximumMember"}) == {
+        "award": "psu",
+        "bound": "max",
+    }
+    assert our_dims("X", {"IncomeStatementLocationAxis": "ResearchAndDevelopmentExpenseMember"}) == {
+        "line_item": "research and development expense"
+    }
 
 
 def test_the_committed_suite_loads_with_its_robustness_documents():
@@ -114,16 +129,30 @@ RSU_MEMBER = {"AwardTypeAxis": "RestrictedStockUnitsRSUMember"}
 CONCEPT = "ShareBasedCompensationArrangementByShareBasedPaymentAwardEquityInstrumentsOtherThanOptionsNonvestedNumber"
 
 
-def tagged(value: int | str, dims: dict[str, str] | None = None, concept: str = CONCEPT, printed: str | None = None) -> TaggedFact:
-    fact = TaggedFact.from_json({"concept": concept, "value": Decimal(value), "period": {"instant": END.isoformat()},
-                                 "dims": dims if dims is not None else RSU_MEMBER, "printed": printed})
+def tagged(
+    value: int | str, dims: dict[str, str] | None = None, concept: str = CONCEPT, printed: str | None = None
+) -> TaggedFact:
+    fact = TaggedFact.from_json(
+        {
+            "concept": concept,
+            "value": Decimal(value),
+            "period": {"instant": END.isoformat()},
+            "dims": dims if dims is not None else RSU_MEMBER,
+            "printed": printed,
+        }
+    )
     assert fact is not None
     return fact
 
 
 def predicted(value: str, end: date = END, award: str | None = "rsu", concept: str = CONCEPT) -> Fact:
-    return Fact(concept=concept, value=Decimal(value), unit="shares", period=Period(instant=end),
-                dims={"award": award} if award else {})
+    return Fact(
+        concept=concept,
+        value=Decimal(value),
+        unit="shares",
+        period=Period(instant=end),
+        dims={"award": award} if award else {},
+    )
 
 
 def test_loose_hit_wrong_period_and_wrong_award():
@@ -132,7 +161,9 @@ def test_loose_hit_wrong_period_and_wrong_award():
     assert loose_score([predicted("1909000000", end=END + timedelta(days=1))], gold, gold)[0].found == 1  # ±1 day
     assert loose_score([predicted("1909000000", end=END - timedelta(days=2))], gold, gold)[0].found == 0
     assert loose_score([predicted("1909000000", award="option")], gold, gold)[0].found == 0
-    assert loose_score([predicted("-1909000000", award="option")], [tagged(1909000000, dims={})], [])[0].found == 1  # no award named: any
+    assert (
+        loose_score([predicted("-1909000000", award="option")], [tagged(1909000000, dims={})], [])[0].found == 1
+    )  # no award named: any
 
 
 def test_printed_precision_decides_agreement():
@@ -145,8 +176,14 @@ def test_printed_precision_decides_agreement():
 
 
 def test_concept_hit_ignores_case_arrangements_and_trailing_digits():
-    gold = [tagged(5, concept="ShareBasedCompensationArrangementsByShareBasedPaymentAwardOptionsGrantsInPeriodGross1", dims={})]
-    same = predicted("5", concept="ShareBasedCompensationArrangementByShareBasedPaymentAwardOptionsGrantsInPeriodGross", award=None)
+    gold = [
+        tagged(
+            5, concept="ShareBasedCompensationArrangementsByShareBasedPaymentAwardOptionsGrantsInPeriodGross1", dims={}
+        )
+    ]
+    same = predicted(
+        "5", concept="ShareBasedCompensationArrangementByShareBasedPaymentAwardOptionsGrantsInPeriodGross", award=None
+    )
     other = predicted("5", concept="SomethingElse", award=None)
     assert loose_score([same], gold, gold)[0].concept_found == 1
     counts = loose_score([other], gold, gold)[0]
@@ -160,6 +197,7 @@ def test_tag_backed_precision_counts_non_zero_predictions_backed_by_any_tag():
 
 
 # -- agreement with score_real.py -------------------------------------------------------------------
+
 
 def _perturbed_predictions(gold: list[dict]) -> list[Fact]:
     """Hits, near periods, wrong periods, coarse values and wrong awards, deterministically."""
@@ -178,7 +216,15 @@ def _perturbed_predictions(gold: list[dict]) -> list[Fact]:
         elif kind == 4:
             award = "other" if award else "option"
         concept = g["concept"] if i % 2 else g["concept"] + "2"
-        out.append(Fact(concept=concept, value=value, unit="pure", period=Period(instant=end), dims={"award": award} if award else {}))
+        out.append(
+            Fact(
+                concept=concept,
+                value=value,
+                unit="pure",
+                period=Period(instant=end),
+                dims={"award": award} if award else {},
+            )
+        )
     return out
 
 
@@ -198,7 +244,13 @@ def test_loose_scores_agree_with_score_real_on_every_corpus_filing(tmp_path):
         theirs_tagged = raw + (json.loads(extension.read_text()) if extension.exists() else [])
         n, loose, concept, _ = sr.score_filing(sr.load_pred(str(path)), raw)
         m, hits = sr.precision_hits(sr.load_pred(str(path)), theirs_tagged)
-        assert (ours.gold, ours.found, ours.concept_found, ours.predicted, ours.backed) == (n, loose, concept, m, hits), document.id
+        assert (ours.gold, ours.found, ours.concept_found, ours.predicted, ours.backed) == (
+            n,
+            loose,
+            concept,
+            m,
+            hits,
+        ), document.id
         assert 0 < ours.found < ours.gold
 
 
@@ -211,11 +263,16 @@ def test_the_harness_and_score_real_agree_on_a_real_rules_run(tmp_path):
     predictions = tmp_path / "pred"
     predictions.mkdir()
     from extractor.loaders import load
+
     for document in suite.documents:
         facts = to_facts(rules.extract(load(document.path)).note)
         (predictions / f"{document.id}.jsonl").write_text("".join(f.to_json() + "\n" for f in facts))
-    printed = subprocess.run([sys.executable, str(TOOLS / "score_real.py"), str(tmp_path / "corpus"), str(predictions)],
-                             capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+    printed = subprocess.run(
+        [sys.executable, str(TOOLS / "score_real.py"), str(tmp_path / "corpus"), str(predictions)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()[-1]
     metrics = run.metrics()
     assert metrics.loose is not None and metrics.loose.totals() == json.loads(printed)
     robust = [d for d in run.documents if d.robustness]
@@ -225,7 +282,9 @@ def test_the_harness_and_score_real_agree_on_a_real_rules_run(tmp_path):
 
 def test_read_tagged_keeps_decimals_exact(tmp_path):
     path = tmp_path / "t.json"
-    path.write_text('[{"concept": "C", "value": 0.1234567890123456789, "period": {"instant": "2024-12-31"}, "dims": {}},'
-                    ' {"concept": "T", "value": null, "period": {"instant": "2024-12-31"}}]')
+    path.write_text(
+        '[{"concept": "C", "value": 0.1234567890123456789, "period": {"instant": "2024-12-31"}, "dims": {}},'
+        ' {"concept": "T", "value": null, "period": {"instant": "2024-12-31"}}]'
+    )
     (fact,) = read_tagged(path)
     assert fact.value == Decimal("0.1234567890123456789")

@@ -7,6 +7,8 @@ import re
 
 import lxml.html
 import pytest
+from fixture_paths import ROOT, SEED_000
+from review_seed import RIGHT, WRONG, WRONG_FIELD, seed_rollforward_error
 from starlette.testclient import TestClient
 
 from extractor.backends import rules
@@ -17,8 +19,6 @@ from extractor.queue.reviewers import add_reviewer
 from extractor.queue.store import EntryReason, ItemStatus, Queue
 from extractor.review.app import create_app
 from extractor.validator import validate
-from fixture_paths import ROOT, SEED_000
-from review_seed import RIGHT, WRONG, WRONG_FIELD, seed_rollforward_error
 
 CSRF_RE = re.compile(r'name="csrf" value="([^"]+)"')
 SERVER = "http://127.0.0.1:8000"  # the address `extractor review` serves by default
@@ -26,6 +26,11 @@ SERVER = "http://127.0.0.1:8000"  # the address `extractor review` serves by def
 
 @pytest.fixture
 def setup(tmp_path):
+    return seeded_app(tmp_path)
+
+
+def seeded_app(tmp_path):
+    """A queue with one item (a roll-forward error), reviewers alice and bob with their tokens, and the app."""
     queue = Queue(tmp_path / "queue.sqlite")
     item_id = seed_rollforward_error(queue)
     tokens = {name: add_reviewer(queue, name) for name in ("alice", "bob")}
@@ -36,7 +41,9 @@ def signed_in(app, name: str, token: str, address: str = "testclient") -> tuple[
     """A client (at `address`) with a session, and the session's CSRF token."""
     client = TestClient(app, base_url=SERVER, follow_redirects=False, client=(address, 50000))
     login = client.get("/login")
-    answer = client.post("/login", data={"csrf": CSRF_RE.search(login.text).group(1), "name": name, "secret": token, "next": "/"})
+    answer = client.post(
+        "/login", data={"csrf": CSRF_RE.search(login.text).group(1), "name": name, "secret": token, "next": "/"}
+    )
     assert answer.status_code == 303 and answer.headers["location"] == "/"
     return client, CSRF_RE.search(client.get("/").text).group(1)
 
@@ -48,8 +55,15 @@ def test_every_route_but_sign_in_needs_a_session(setup):
         answer = client.get(path)
         assert answer.status_code == 303 and answer.headers["location"].startswith("/login?next=")
         assert "002_59f0e0194afd947c" not in answer.text
-    for path in ("/next", f"/items/{item_id}/claim", f"/items/{item_id}/save", f"/items/{item_id}/accept",
-                 f"/items/{item_id}/reject", f"/items/{item_id}/release", "/logout"):  # fmt: skip
+    for path in (
+        "/next",
+        f"/items/{item_id}/claim",
+        f"/items/{item_id}/save",
+        f"/items/{item_id}/accept",
+        f"/items/{item_id}/reject",
+        f"/items/{item_id}/release",
+        "/logout",
+    ):
         assert client.post(path, data={"csrf": "x", "version": "1"}).status_code == 401
     assert client.get("/static/review.js").status_code == 303  # to sign-in, like every page
     assert client.get("/static/review.css").status_code == 200  # the sign-in page's stylesheet
@@ -69,11 +83,20 @@ def test_sign_in_refuses_wrong_secrets_and_forged_forms(setup):
         assert answer.status_code == 401 and "Unknown reviewer or wrong token/password" in answer.text
         csrf = CSRF_RE.search(answer.text).group(1)
     assert client.cookies.get("review_session") is None
-    fresh = TestClient(app, base_url=SERVER, follow_redirects=False)  # no sign-in cookie: a form posted from another site
+    fresh = TestClient(
+        app, base_url=SERVER, follow_redirects=False
+    )  # no sign-in cookie: a form posted from another site
     assert fresh.post("/login", data={"csrf": csrf, "name": "alice", "secret": tokens["alice"]}).status_code == 403
     client.get("/login")
-    outside = client.post("/login", data={"csrf": CSRF_RE.search(client.get("/login").text).group(1), "name": "alice",
-                                          "secret": tokens["alice"], "next": "//evil.example/"})  # fmt: skip
+    outside = client.post(
+        "/login",
+        data={
+            "csrf": CSRF_RE.search(client.get("/login").text).group(1),
+            "name": "alice",
+            "secret": tokens["alice"],
+            "next": "//evil.example/",
+        },
+    )
     assert outside.headers["location"] == "/"  # no redirect off the server
 
 
@@ -86,7 +109,9 @@ def test_forms_without_the_right_csrf_token_are_refused(setup):
         answer = client.post(f"/items/{item_id}/save", data=form)
         assert answer.status_code == 403 and "CSRF" in answer.text
     bob, bob_csrf = signed_in(app, "bob", tokens["bob"])
-    assert client.post(f"/items/{item_id}/save", data={**change, "csrf": bob_csrf}).status_code == 403  # another session's
+    assert (
+        client.post(f"/items/{item_id}/save", data={**change, "csrf": bob_csrf}).status_code == 403
+    )  # another session's
     assert queue.get(item_id).version == 1
     assert client.post(f"/items/{item_id}/save", data={**change, "csrf": csrf}).status_code == 303
     assert queue.get(item_id).version == 2
@@ -109,8 +134,17 @@ def test_document_paths_cannot_escape_the_root(setup, tmp_path):
         save = client.post(f"/items/{escaped}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": "1"})
         assert save.status_code == 409 and "outside the review root" in save.text and queue.get(escaped).version == 1
         accept = client.post(f"/items/{escaped}/accept", data={"csrf": csrf, "version": "1", "reason": "looks fine"})
-        assert accept.status_code == 409 and "not accepted" in accept.text and queue.get(escaped).status is ItemStatus.claimed
-    for probe in ("/static/..%2F..%2F..%2Fetc%2Fpasswd", "/static/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/static/app.py", "/static/"):
+        assert (
+            accept.status_code == 409
+            and "not accepted" in accept.text
+            and queue.get(escaped).status is ItemStatus.claimed
+        )
+    for probe in (
+        "/static/..%2F..%2F..%2Fetc%2Fpasswd",
+        "/static/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+        "/static/app.py",
+        "/static/",
+    ):
         answer = client.get(probe)
         assert answer.status_code == 404 and "root:" not in answer.text
 
@@ -125,12 +159,16 @@ def test_a_stale_save_between_two_reviewers_is_refused_with_a_clear_message(setu
     assert "Claimed by <strong>alice</strong>" in held.text
     refused = bob.post(f"/items/{item_id}/save", data={"csrf": bob_csrf, "version": "1", f"{WRONG_FIELD}.value": "1"})
     assert refused.status_code == 409 and "claimed by alice" in refused.text
-    saved = alice.post(f"/items/{item_id}/save", data={"csrf": alice_csrf, "version": "1", f"{WRONG_FIELD}.value": str(RIGHT)})
+    saved = alice.post(
+        f"/items/{item_id}/save", data={"csrf": alice_csrf, "version": "1", f"{WRONG_FIELD}.value": str(RIGHT)}
+    )
     assert saved.status_code == 303
     assert "1 fields changed, 4 findings resolved, 0 new" in alice.get(saved.headers["location"]).text
     assert alice.post(f"/items/{item_id}/release", data={"csrf": alice_csrf}).status_code == 303
     assert bob.post(f"/items/{item_id}/claim", data={"csrf": bob_csrf}).status_code == 303
-    stale = bob.post(f"/items/{item_id}/save", data={"csrf": bob_csrf, "version": "1", f"{WRONG_FIELD}.value": str(WRONG)})
+    stale = bob.post(
+        f"/items/{item_id}/save", data={"csrf": bob_csrf, "version": "1", f"{WRONG_FIELD}.value": str(WRONG)}
+    )
     assert stale.status_code == 409
     assert "changed by alice" in stale.text and "(version 2) after you opened version 1" in stale.text
     assert queue.get(item_id).extraction.note.award_activity[2].rows[2].count.value == RIGHT
@@ -142,11 +180,20 @@ def test_bad_corrections_and_reasonless_rejections_are_refused(setup):
     queue, item_id, tokens, app = setup
     client, csrf = signed_in(app, "alice", tokens["alice"])
     client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
-    bad = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": "1O1000",
-                                                      f"{WRONG_FIELD}.unit": "<script>alert(1)</script>"})  # fmt: skip
+    bad = client.post(
+        f"/items/{item_id}/save",
+        data={
+            "csrf": csrf,
+            "version": "1",
+            f"{WRONG_FIELD}.value": "1O1000",
+            f"{WRONG_FIELD}.unit": "<script>alert(1)</script>",
+        },
+    )
     assert bad.status_code == 422 and "&#39;1O1000&#39; is not a number" in bad.text
     assert "<script>alert(1)" not in bad.text  # echoed input is escaped
-    nothing = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": str(WRONG)})
+    nothing = client.post(
+        f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": str(WRONG)}
+    )
     assert nothing.status_code == 422 and "nothing changed" in nothing.text
     reject = client.post(f"/items/{item_id}/reject", data={"csrf": csrf, "version": "1", "reason": ""})
     assert reject.status_code == 422 and "a reason is needed when rejecting" in reject.text
@@ -167,7 +214,9 @@ def test_pages_forbid_outside_scripts_and_framing_and_show_counts(setup):
     assert re.search(r"rollforward\.count</a></th><td class=\"num\">1<", overview.text)  # open items by rule
     page = client.get(f"/items/{item_id}").text
     assert "http://" not in page and "https://" not in page and "<script>" not in page  # one local script file only
-    assert page.count('<mark id="m') >= 60 and 'class="value flagged"' in page  # every value's span, the wrong one flagged
+    assert (
+        page.count('<mark id="m') >= 60 and 'class="value flagged"' in page
+    )  # every value's span, the wrong one flagged
     assert client.get("/items/999").status_code == 404
     assert client.get("/items/abc").status_code == 404 and "not found" in client.get("/items/abc").text
     assert client.get("/static/review.js").headers["content-type"].startswith("text/javascript")
@@ -234,7 +283,9 @@ def test_malformed_forms_get_clear_refusals_not_server_errors(setup):
     assert client.post(f"/items/{item_id}/save", data={"csrf": "é", "version": "1"}).status_code == 403
     odd = client.post(f"/items/{item_id}/accept", data={"csrf": csrf, "version": "²", "reason": "x"})
     assert odd.status_code == 422 and "the form has no version" in odd.text
-    huge = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": "1e1000000"})
+    huge = client.post(
+        f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{WRONG_FIELD}.value": "1e1000000"}
+    )
     assert huge.status_code == 422 and "out of range" in huge.text
     assert client.get(f"/items/{item_id}?notice=saved&changed=²").status_code == 200
     assert queue.get(item_id).version == 1

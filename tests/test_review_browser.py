@@ -12,16 +12,26 @@ import sys
 import time
 
 import pytest
+from fixture_paths import ROOT
+from review_seed import (
+    GOOGL_GOLD,
+    JUNK_PATH,
+    MISSED_CONCEPT,
+    MOVED_PATH,
+    RIGHT,
+    WRONG,
+    WRONG_FIELD,
+    seed_missed_number,
+    seed_rollforward_error,
+)
+from test_eval_report_browser import ARTIFACTS, CHROMIUM, FLAGS, browser_or_skip
 
 from extractor.local_model import free_port
 from extractor.queue.reviewers import add_reviewer
 from extractor.queue.store import ItemStatus, Queue
-from fixture_paths import ROOT
-from extractor.suites import load_suite
-from extractor.scoring import score
-from review_seed import GOOGL_GOLD, JUNK_PATH, MISSED_CONCEPT, MOVED_PATH, RIGHT, WRONG, WRONG_FIELD, seed_missed_number, seed_rollforward_error
 from extractor.schemas.facts import read_facts
-from test_eval_report_browser import ARTIFACTS, CHROMIUM, FLAGS, browser_or_skip
+from extractor.scoring import score
+from extractor.suites import load_suite
 
 
 def _serve(tmp_path, queue):
@@ -29,8 +39,11 @@ def _serve(tmp_path, queue):
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "extractor.cli", "review", "--port", str(port), "--root", str(ROOT)],
-        env={**os.environ, "EXTRACTOR_QUEUE": str(queue.path)}, cwd=tmp_path,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "EXTRACTOR_QUEUE": str(queue.path)},
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     deadline = time.monotonic() + 30
     while True:
@@ -87,8 +100,13 @@ def test_reviewer_corrects_a_rollforward_error_and_accepts(review_server):
         assert "flagged" in row.get_attribute("class")  # grounding.readback blames it
         seeded = queue.get(item_id).extraction.validation.findings
         involving = sum(any(ref.path == WRONG_FIELD for ref in f.facts) for f in seeded)
-        assert row.locator("a.badge").count() == involving >= 3  # a link to each finding it is in, none repeated in full
-        assert findings.locator("li").count() == len(seeded) and page.content().count("(flows:") == sum("(flows:" in f.message for f in seeded) >= 1
+        assert (
+            row.locator("a.badge").count() == involving >= 3
+        )  # a link to each finding it is in, none repeated in full
+        assert (
+            findings.locator("li").count() == len(seeded)
+            and page.content().count("(flows:") == sum("(flows:" in f.message for f in seeded) >= 1
+        )
 
         # Clicking the value's label scrolls its printed number into view in the source pane, marked.
         row.locator("a.goto").click()
@@ -139,7 +157,12 @@ def test_reviewer_corrects_a_rollforward_error_and_accepts(review_server):
     item = queue.get(item_id)
     assert item.status is ItemStatus.accepted and item.version == 3
     assert [(e.action, e.reviewer) for e in queue.audit(item_id)] == [
-        ("enqueued", "system"), ("claimed", "alice"), ("corrected", "alice"), ("revalidated", "alice"), ("accepted", "alice")]
+        ("enqueued", "system"),
+        ("claimed", "alice"),
+        ("corrected", "alice"),
+        ("revalidated", "alice"),
+        ("accepted", "alice"),
+    ]
 
 
 @pytest.fixture
@@ -174,7 +197,7 @@ def test_reviewer_adds_a_missed_number_deletes_and_repoints_then_exports_gold(mi
     update; the accepted item exports gold that holds the added fact as the filer's own XBRL does."""
     sync_api = browser_or_skip()
     url, queue, item_id, spans, token = missed_number_server
-    missed, junk, right = spans["missed"], spans["junk"], spans["right"]
+    missed, right = spans["missed"], spans["right"]
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         page = browser.new_page(viewport={"width": 1500, "height": 1000})
@@ -194,8 +217,12 @@ def test_reviewer_adds_a_missed_number_deletes_and_repoints_then_exports_gold(mi
         # Only the values a finding blames are red: the misread year and the misplaced span, not their neighbours.
         assert "flagged" in page.locator(f"tr.value-row[data-path='{JUNK_PATH}']").get_attribute("class")
         assert "flagged" in page.locator(f"tr.value-row[data-path='{MOVED_PATH}']").get_attribute("class")
-        assert "flagged" not in page.locator("tr.value-row[data-path='award_activity[0].rows[1].count']").get_attribute("class")
-        assert page.locator("#findings li").count() == len(queue.get(item_id).extraction.validation.findings)  # each once
+        assert "flagged" not in page.locator("tr.value-row[data-path='award_activity[0].rows[1].count']").get_attribute(
+            "class"
+        )
+        assert page.locator("#findings li").count() == len(
+            queue.get(item_id).extraction.validation.findings
+        )  # each once
         # No pane header covers what it scrolls: a row scrolled to stays below its pane's header.
         page.locator(f"tr.value-row[data-path='{JUNK_PATH}'] a.goto").click()
         header = page.locator(".work-pane > h2").bounding_box()
@@ -219,13 +246,17 @@ def test_reviewer_adds_a_missed_number_deletes_and_repoints_then_exports_gold(mi
         page.check(f"tr.value-row[data-path='{JUNK_PATH}'] td.del input")
         assert page.evaluate(SELECT_OFFSETS, list(right)) == "338"
         page.locator(f"tr.value-row[data-path='{MOVED_PATH}'] button.repoint").click()
-        assert page.locator(f"tr.value-row[data-path='{MOVED_PATH}'] input.span").input_value() == f"{right[0]}:{right[1]}"
+        assert (
+            page.locator(f"tr.value-row[data-path='{MOVED_PATH}'] input.span").input_value() == f"{right[0]}:{right[1]}"
+        )
 
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "review-missed-number-before-save.png"), full_page=False)
         page.click("#save")
         notice = page.locator(".notice").inner_text()
-        assert "3 fields changed" in notice and "grounding.readback" in notice and "consistency.conflict" in notice, notice
+        assert "3 fields changed" in notice and "grounding.readback" in notice and "consistency.conflict" in notice, (
+            notice
+        )
         findings = page.locator("#findings")
         assert not findings.locator("text=grounding.readback").is_visible()
         assert not findings.locator("text=consistency.conflict").is_visible()
@@ -253,11 +284,19 @@ def test_reviewer_adds_a_missed_number_deletes_and_repoints_then_exports_gold(mi
     added = next(field for field in changes if field.startswith("line_items["))
     assert MISSED_CONCEPT in changes[added][1] and "633000000 shares at 2024-12-31" in changes[added][1]
     assert changes[f"{JUNK_PATH}.delete"][0].startswith("2022 USD") and changes[f"{JUNK_PATH}.delete"][1] == ""
-    assert changes[f"{MOVED_PATH}.span"] == (f"{spans['wrong'][0]}:{spans['wrong'][1]} '299'", f"{right[0]}:{right[1]} '338'")
+    assert changes[f"{MOVED_PATH}.span"] == (
+        f"{spans['wrong'][0]}:{spans['wrong'][1]} '299'",
+        f"{right[0]}:{right[1]} '338'",
+    )
 
     suite = tmp_path / "reviewed"
-    exported = subprocess.run([sys.executable, "-m", "extractor.cli", "queue", "export-gold", str(suite), "--root", str(ROOT)],
-                              env={**os.environ, "EXTRACTOR_QUEUE": str(queue.path)}, capture_output=True, text=True, timeout=120)  # fmt: skip
+    exported = subprocess.run(
+        [sys.executable, "-m", "extractor.cli", "queue", "export-gold", str(suite), "--root", str(ROOT)],
+        env={**os.environ, "EXTRACTOR_QUEUE": str(queue.path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert exported.returncode == 0, exported.stderr
     (document,) = load_suite(suite).documents
     gold = read_facts(document.gold)

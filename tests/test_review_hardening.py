@@ -15,7 +15,10 @@ from datetime import date
 
 import pytest
 import uvicorn
+from fixture_paths import ROOT, SEED_002
+from review_seed import RIGHT, WRONG_FIELD
 from starlette.testclient import TestClient
+from test_review_app import CSRF_RE, SERVER, seeded_app, signed_in
 from typer.testing import CliRunner
 
 from extractor.backends import rules
@@ -29,9 +32,12 @@ from extractor.queue.settings import resolve_queue_settings
 from extractor.review import app as review
 from extractor.review.app import create_app
 from extractor.validator import validate
-from fixture_paths import ROOT, SEED_002
-from review_seed import RIGHT, WRONG_FIELD
-from test_review_app import CSRF_RE, SERVER, setup, signed_in  # noqa: F401 - setup is a fixture
+
+
+@pytest.fixture
+def setup(tmp_path):
+    return seeded_app(tmp_path)
+
 
 HEADERS = ("content-security-policy", "x-frame-options", "x-content-type-options", "cache-control")
 WHOLE_CALENDAR = {"period.instant": "", "period.start": "0001-01-01", "period.end": "9999-12-31"}
@@ -48,8 +54,9 @@ def asgi_post(app, path: str, chunks: Iterable[bytes], headers: dict[str, str]) 
     return asyncio.run(posting(app, path, chunks, headers))
 
 
-async def posting(app, path: str, chunks: Iterable[bytes], headers: dict[str, str],
-                  client: tuple[str, int] = ("203.0.113.7", 40000)) -> tuple[int, bytes, int]:  # fmt: skip
+async def posting(
+    app, path: str, chunks: Iterable[bytes], headers: dict[str, str], client: tuple[str, int] = ("203.0.113.7", 40000)
+) -> tuple[int, bytes, int]:
     """asgi_post on the running event loop: many at once share one app, as under a real server."""
     body, taken, answer = iter(chunks), 0, {"status": 0, "body": b""}
 
@@ -67,9 +74,20 @@ async def posting(app, path: str, chunks: Iterable[bytes], headers: dict[str, st
         else:
             answer["body"] += message.get("body", b"")
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "", "client": client,
-             "server": ("127.0.0.1", 8000), "headers": [(k.encode(), v.encode()) for k, v in {"host": "127.0.0.1:8000", **headers}.items()]}  # fmt: skip
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "client": client,
+        "server": ("127.0.0.1", 8000),
+        "headers": [(k.encode(), v.encode()) for k, v in {"host": "127.0.0.1:8000", **headers}.items()],
+    }
     await app(scope, receive, send)
     return answer["status"], answer["body"], taken
 
@@ -126,13 +144,18 @@ def test_requests_naming_another_host_are_refused(setup):
     queue, item_id, tokens, app = setup
     client, _ = signed_in(app, "alice", tokens["alice"])
     for host in ("evil.example", "127.0.0.1.evil.example", "evil.example:8000"):
-        answer = client.get(f"/items/{item_id}/", headers={"host": host})  # was a redirect to http://evil.example/items/1
+        answer = client.get(
+            f"/items/{item_id}/", headers={"host": host}
+        )  # was a redirect to http://evil.example/items/1
         assert answer.status_code == 400 and "location" not in answer.headers and secured(answer)
         assert client.get("/login", headers={"host": host}).status_code == 400  # DNS rebinding: the page is not served
     for host in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000", "LOCALHOST"):
         assert client.get("/", headers={"host": host}).status_code == 200
     named = TestClient(create_app(queue, ROOT, hosts=["review.example.org"]), base_url="http://review.example.org")
-    assert named.get("/login").status_code == 200 and named.get("/login", headers={"host": "evil.example"}).status_code == 400
+    assert (
+        named.get("/login").status_code == 200
+        and named.get("/login", headers={"host": "evil.example"}).status_code == 400
+    )
 
 
 def test_review_on_every_address_needs_the_host_names_it_serves(tmp_path, monkeypatch):
@@ -147,7 +170,10 @@ def test_review_on_every_address_needs_the_host_names_it_serves(tmp_path, monkey
     for length, status in ((2**19 + 1, 413), (2**19, 401)):  # 401: within the cap, and no session
         assert asgi_post(served["app"], "/items/1/save", [b"x"], {**FORM, "content-length": str(length)})[0] == status
     client = TestClient(served["app"], base_url="http://review.example.org")
-    assert client.get("/login").status_code == 200 and client.get("/login", headers={"host": "evil.example"}).status_code == 400
+    assert (
+        client.get("/login").status_code == 200
+        and client.get("/login", headers={"host": "evil.example"}).status_code == 400
+    )
     assert TestClient(served["app"], base_url="http://localhost:8000").get("/login").status_code == 200
     with pytest.raises(ConfigError, match="name only"):
         resolve_queue_settings({"hosts": ["https://review.example.org:8443"]}, None, {})
@@ -172,13 +198,20 @@ def test_a_body_over_its_routes_cap_is_refused_without_being_read(setup):
     assert asgi_post(app, "/login", endless(), declared)[::2] == (413, 0)  # said up front: not one byte read
     client, csrf = signed_in(app, "alice", tokens["alice"])
     session = {**FORM, "cookie": f"review_session={client.cookies['review_session']}"}
-    status, _, taken = asgi_post(app, f"/items/{item_id}/save", endless(f"csrf={csrf}&version=1&x.value=".encode()), session)
+    status, _, taken = asgi_post(
+        app, f"/items/{item_id}/save", endless(f"csrf={csrf}&version=1&x.value=".encode()), session
+    )
     assert status == 413 and 200_000 < taken <= 200_000 + CHUNK
     status, _, taken = asgi_post(app, f"/items/{item_id}/reject", endless(f"csrf={csrf}&reason=".encode()), session)
     assert status == 413 and review.FORM_BYTES < taken <= review.FORM_BYTES + CHUNK
-    under = f"csrf={csrf}&version=1&{UNRECOGNIZED}.value=1".encode().ljust(199_000, b"&")  # a save under the cap is read and saved
+    under = f"csrf={csrf}&version=1&{UNRECOGNIZED}.value=1".encode().ljust(
+        199_000, b"&"
+    )  # a save under the cap is read and saved
     assert asgi_post(app, f"/items/{item_id}/save", [under], session)[0] == 303 and queue.get(item_id).version == 2
-    assert asgi_post(app, "/login", [b"name=alice&secret=x&csrf=x"], FORM)[::2] == (403, 0)  # no sign-in cookie: refused unread
+    assert asgi_post(app, "/login", [b"name=alice&secret=x&csrf=x"], FORM)[::2] == (
+        403,
+        0,
+    )  # no sign-in cookie: refused unread
 
 
 def test_bodies_that_are_no_urlencoded_form_are_refused_unread(setup):
@@ -201,7 +234,9 @@ def test_refused_field_names_are_not_echoed_unbounded(setup):
     names = {f"{letter * 20_000}.value": "1" for letter in "abcdefghijklmnopqrst"}  # 400 KB of names that are no field
     many = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", **names})
     assert many.status_code == 422 and "20 field names of over" in many.text and len(many.text) < len(one.text) + 200
-    value = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{UNRECOGNIZED}.value": "x" * 400_000})
+    value = client.post(
+        f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{UNRECOGNIZED}.value": "x" * 400_000}
+    )
     assert value.status_code == 422 and "is not a number" not in value.text and "characters left out" in value.text
     assert len(value.text) < len(one.text) + review.ERROR_CHARS + 200
     assert queue.get(item_id).version == 1
@@ -229,8 +264,15 @@ def test_concurrent_wrong_sign_ins_check_no_more_secrets_than_the_limit(setup, m
     monkeypatch.setattr(reviewers, "secret_matches", held_scrypt)
 
     async def forty_guesses() -> list[int]:
-        guesses = [asyncio.create_task(posting(app, "/login", [b"csrf=x&name=alice&secret=guess"], LOGIN)) for _ in range(40)]
-        settled = lambda: sum(g.done() for g in guesses) == 40 - review.FAILURE_LIMIT and seen["running"] == review.SCRYPT_SLOTS  # noqa: E731
+        guesses = [
+            asyncio.create_task(posting(app, "/login", [b"csrf=x&name=alice&secret=guess"], LOGIN)) for _ in range(40)
+        ]
+
+        def settled() -> bool:
+            return (
+                sum(g.done() for g in guesses) == 40 - review.FAILURE_LIMIT and seen["running"] == review.SCRYPT_SLOTS
+            )
+
         deadline = time.monotonic() + 10  # reached only when the limits do not hold: the asserts below then fail
         while not settled() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
@@ -269,7 +311,9 @@ def test_a_locked_out_reviewer_still_signs_in_with_their_generated_token(setup):
     assert sign_in_from(app, "198.51.100.1", "carol", carol).status_code == 303
     lock_out(app, "dave")
     right = sign_in_from(app, "198.51.100.2", "dave", "correct horse battery staple")
-    assert right.status_code == 429 and "for this name" in right.text  # no password is taken from a locked name, right or wrong
+    assert (
+        right.status_code == 429 and "for this name" in right.text
+    )  # no password is taken from a locked name, right or wrong
     assert sign_in_from(app, "198.51.100.2", "dave", "wrong horse battery staple").status_code == 429
 
 
@@ -289,7 +333,9 @@ def test_names_are_normalised_once_and_impossible_ones_cost_no_scrypt(setup, mon
     _, _, tokens, app = setup
     checked = []
     real = reviewers.secret_matches
-    monkeypatch.setattr(reviewers, "secret_matches", lambda secret, stored: checked.append(stored) or real(secret, stored))
+    monkeypatch.setattr(
+        reviewers, "secret_matches", lambda secret, stored: checked.append(stored) or real(secret, stored)
+    )
     client = TestClient(app, base_url=SERVER, follow_redirects=False)
     csrf = CSRF_RE.search(client.get("/login").text).group(1)
     assert client.post("/login", data={"csrf": csrf, "name": " alice ", "secret": tokens["alice"]}).status_code == 303
@@ -322,7 +368,9 @@ def test_a_save_naming_a_version_it_never_saw_cannot_overwrite_a_newer_one(setup
     answer = client.post(f"/items/{item_id}/save", data=form)
     assert answer.status_code == 409 and "not the version 2 the form names; nothing was saved" in answer.text
     stored = queue.get(item_id)
-    assert stored.version == 2 and stored.extraction.note.award_activity[2].rows[2].count.value == RIGHT  # the other tab's fix kept
+    assert (
+        stored.version == 2 and stored.extraction.note.award_activity[2].rows[2].count.value == RIGHT
+    )  # the other tab's fix kept
 
 
 # 4: a save's re-validation is bounded in time -----------------------------------------------------
@@ -344,8 +392,15 @@ def test_a_save_whose_validation_never_ends_is_refused_in_bounded_time(setup, mo
 
     monkeypatch.setattr(review, "validate", endless)
     for n in range(review.VALIDATORS + 1):  # each save waits 0.2 s, then is refused; the server answers meanwhile
-        answer = client.post(f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{UNRECOGNIZED}.value": str(n + 5)})
-        assert answer.status_code == 503 and "not saved" in answer.text and "0.2 seconds" in answer.text and secured(answer)
+        answer = client.post(
+            f"/items/{item_id}/save", data={"csrf": csrf, "version": "1", f"{UNRECOGNIZED}.value": str(n + 5)}
+        )
+        assert (
+            answer.status_code == 503
+            and "not saved" in answer.text
+            and "0.2 seconds" in answer.text
+            and secured(answer)
+        )
         assert client.get("/").status_code == 200
     assert len(started) == review.VALIDATORS  # overruns hold their threads: the last save never started one
     release.set()
@@ -358,8 +413,14 @@ def test_a_save_whose_validation_never_ends_is_refused_in_bounded_time(setup, mo
     assert saved.status_code == 303 and queue.get(item_id).version == 2  # the slots came back
 
 
-@pytest.mark.parametrize("period", [WHOLE_CALENDAR, {"period.start": "", "period.end": "", "period.instant": "0001-01-01"},
-                                    {"period.start": "", "period.end": "", "period.instant": "9999-12-31"}])  # fmt: skip
+@pytest.mark.parametrize(
+    "period",
+    [
+        WHOLE_CALENDAR,
+        {"period.start": "", "period.end": "", "period.instant": "0001-01-01"},
+        {"period.start": "", "period.end": "", "period.instant": "9999-12-31"},
+    ],
+)
 def test_every_value_of_a_note_takes_a_period_at_the_ends_of_the_calendar_without_a_crash(period):
     document = load(SEED_002)
     extraction = rules.extract(document)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
+from fixture_paths import SEED_002
+
 from extractor.backends import rules
 from extractor.loaders import load
 from extractor.queue.edits import value_fields
 from extractor.review.page import CONTEXT_CHARS, SOURCE_CHARS, item_view
-from fixture_paths import SEED_002
 
 
 def test_a_very_long_source_is_shown_as_excerpts_around_every_marked_value() -> None:
@@ -54,8 +55,14 @@ def test_a_value_placed_by_a_loose_quote_is_marked_shaky_and_listed_first() -> N
     document = load(SEED_002)
     extraction = rules.extract(document)
     plain = item_view(extraction, document.text)
-    assert [row.path for group in plain.groups for row in group.rows] == [f.path for f in value_fields(extraction.note)]  # rules: note order
-    fuzzy, exact, group = "valuation_assumptions[2].expected_term_max", "valuation_assumptions[2].risk_free_rate_min", "valuation_assumptions[2]"
+    assert [row.path for group in plain.groups for row in group.rows] == [
+        f.path for f in value_fields(extraction.note)
+    ]  # rules: note order
+    fuzzy, exact, group = (
+        "valuation_assumptions[2].expected_term_max",
+        "valuation_assumptions[2].risk_free_rate_min",
+        "valuation_assumptions[2]",
+    )
     llm = extraction.model_copy(deep=True)
     spans = {value.path: value.amount.source for value in value_fields(llm.note)}
     spans[fuzzy].alignment = "fuzzy"  # type: ignore[union-attr]
@@ -66,7 +73,9 @@ def test_a_value_placed_by_a_loose_quote_is_marked_shaky_and_listed_first() -> N
     rows = {row.path: row for g in view.groups for row in g.rows}
     assert rows[exact].shaky is None and len(rows) == len(spans)
     rest = [row.path for row in view.groups[0].rows[1:]]
-    assert rest == [row.path for g in plain.groups if g.key == group for row in g.rows if row.path != fuzzy]  # the group's order otherwise
+    assert rest == [
+        row.path for g in plain.groups if g.key == group for row in g.rows if row.path != fuzzy
+    ]  # the group's order otherwise
     assert [g.key for g in view.groups[1:]] == [g.key for g in plain.groups if g.key != group]
     assert [row.number for g in view.groups for row in g.rows] == list(range(1, len(rows) + 1))  # numbered as listed
     assert re.search(rf'<mark id="{first.mark}" class="value[a-z ]* shaky"', view.source)

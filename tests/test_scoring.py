@@ -5,14 +5,20 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
-from extractor.scoring import score
 from extractor.schemas.facts import Fact, values_agree
 from extractor.schemas.values import Period, SourceSpan
+from extractor.scoring import score
 
 
 def fact(value: str, printed: str, end: date = date(2020, 2, 29), concept: str = "C", **dims: str) -> Fact:
-    return Fact(concept=concept, value=Decimal(value), unit="shares", period=Period.at(end), dims=dims,
-                source=SourceSpan(start=0, end=len(printed), text=printed))
+    return Fact(
+        concept=concept,
+        value=Decimal(value),
+        unit="shares",
+        period=Period.at(end),
+        dims=dims,
+        source=SourceSpan(start=0, end=len(printed), text=printed),
+    )
 
 
 def test_thousands_agree_with_units_at_printed_precision() -> None:
@@ -42,10 +48,10 @@ import json  # noqa: E402
 import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from fixture_paths import GOLD, SEED_002  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from extractor.cli import app  # noqa: E402
-from fixture_paths import GOLD, SEED_002  # noqa: E402
 
 GOLD_000 = GOLD / "000_a279831d03f6579a.facts.jsonl"
 GOLD_002 = GOLD / "002_59f0e0194afd947c.facts.jsonl"
@@ -77,7 +83,9 @@ def test_score_with_a_gold_file_scores_that_file(tmp_path: Path) -> None:
 def test_a_gold_file_with_no_predicted_facts_counts_as_missed(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
-    result = CliRunner().invoke(app, ["score", str(empty), "--gold", str(GOLD_002), "--fail-under", "0.5", "--no-show-errors"])
+    result = CliRunner().invoke(
+        app, ["score", str(empty), "--gold", str(GOLD_002), "--fail-under", "0.5", "--no-show-errors"]
+    )
     assert result.exit_code == 1 and _total(result.output) == (_gold_count(GOLD_002), 0, 0)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 import pytest
+from fixture_paths import EDGAR_KMX, HTML_000, HTML_002, SEED_000, SEED_002, TEXT_002
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,8 +13,6 @@ from extractor.document import Document
 from extractor.loaders import load, load_text
 from extractor.sections import NoNoteFound, Section, find_note, split
 from extractor.tables import layout
-
-from fixture_paths import EDGAR_KMX, HTML_000, HTML_002, SEED_000, SEED_002, TEXT_002
 
 ROLL_FORWARD = "Outstanding at July 31, 2017\n2,290\n\n$\n59.12"  # seed 002's SAR activity table
 
@@ -82,7 +81,8 @@ def _ten_k(heading, body: str, stock_title: str = "Stock-Based Compensation") ->
         "grant-date fair value of the awards and recognize it over the vesting period. The fair value of stock "
         "appreciation rights granted is estimated with a lattice-based option valuation model; restricted share "
         "units are valued at the market price on the grant date. Forfeitures are recorded as they occur.\n\n"
-        + FILLER * 20,
+        + FILLER
+        * 20,
         "Item 8. Financial Statements and Supplementary Data\nNOTES TO CONSOLIDATED FINANCIAL STATEMENTS\n\n",
     ]
     for n, title in enumerate(titles, 1):
@@ -129,8 +129,12 @@ def test_roll_forward_sits_in_the_found_note():
 def test_last_note_ends_at_the_next_item():
     body = _note_body(SEED_002)
     text = (
-        "Item 8. Financial Statements\nNOTE 1 – REVENUE\n" + FILLER * 5
-        + "NOTE 2 – STOCK-BASED COMPENSATION\n" + body + "\nItem 9. Changes in Accountants\n" + FILLER * 5
+        "Item 8. Financial Statements\nNOTE 1 – REVENUE\n"
+        + FILLER * 5
+        + "NOTE 2 – STOCK-BASED COMPENSATION\n"
+        + body
+        + "\nItem 9. Changes in Accountants\n"
+        + FILLER * 5
     )
     section = find_note(load_text(text))
     assert text[section.start : section.end] == "NOTE 2 – STOCK-BASED COMPENSATION\n" + body + "\n"

@@ -6,14 +6,12 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from fixture_paths import EDGAR_KMX, FIXTURES, HTML_000, HTML_002, SEED_000, SEED_002, TEXT_000, TEXT_002
 
 from extractor.document import Document
 from extractor.loaders import load, load_text
 from extractor.numbers import parse_number
 from extractor.tables import Cell, Row, Table, rebuild_tables
-
-from fixture_paths import FIXTURES, SEED_000, SEED_002, HTML_000, HTML_002, EDGAR_KMX, TEXT_000, TEXT_002
-
 
 ALL_FIXTURES = sorted(
     [SEED_000, SEED_002, *FIXTURES.glob("html/*.htm"), *FIXTURES.glob("text/*.txt"), *FIXTURES.glob("edgar/*.txt")]
@@ -124,10 +122,16 @@ def test_seed_000_assumptions_ranges():
     assert printed(volatility) == ["26.8", "32.6", "26.1", "34.1", "27.3", "34.2"]
     assert all(n.percent for c in volatility.cells for n in c.numbers)
     risk_free = next(r for r in tbl.rows if r.label.startswith("Risk-free interest rate"))
-    assert [[str(n.magnitude) for n in c.numbers] for c in risk_free.cells] == [["1.5", "2.4"], ["1.7", "3.0"], ["0.7", "2.3"]]
+    assert [[str(n.magnitude) for n in c.numbers] for c in risk_free.cells] == [
+        ["1.5", "2.4"],
+        ["1.7", "3.0"],
+        ["0.7", "2.3"],
+    ]
     assert all(c.is_range and all(n.percent for n in c.numbers) for c in risk_free.cells)
     dividend = row(tbl, "Dividend yield")
-    assert [(str(c.numbers[0].magnitude), c.numbers[0].percent, c.is_range) for c in dividend.cells] == [("0.0", True, False)] * 3
+    assert [(str(c.numbers[0].magnitude), c.numbers[0].percent, c.is_range) for c in dividend.cells] == [
+        ("0.0", True, False)
+    ] * 3
     term = next(r for r in tbl.rows if r.label.startswith("Expected term"))
     assert [(str(c.numbers[0].magnitude), c.numbers[0].percent) for c in term.cells] == [("4.6", False)] * 3
 
@@ -197,7 +201,11 @@ def test_seed_000_repurchases_keep_printed_precision():
         ("13,634.7", 1, "13634.7"),
         ("8,897.2", 1, "8897.2"),
     ]
-    assert printed(row(tbl, "Available for repurchase, as of end of year (in millions)")) == ["1,552.3", "2,113.9", "1,016.8"]
+    assert printed(row(tbl, "Available for repurchase, as of end of year (in millions)")) == [
+        "1,552.3",
+        "2,113.9",
+        "1,016.8",
+    ]
 
 
 def test_seed_000_wrapped_label_is_joined():
@@ -216,7 +224,12 @@ def test_seed_002_assumptions_ranges():
     tbl = tables[0]
     assert tbl.header_lines == ["Year Ended July 31,"]
     assert [c.year for c in tbl.columns] == [2018, 2017, 2016]
-    assert [r.label for r in tbl.rows] == ["Expected volatility", "Expected dividends", "Expected term (average in years)", "Risk-free rate"]
+    assert [r.label for r in tbl.rows] == [
+        "Expected volatility",
+        "Expected dividends",
+        "Expected term (average in years)",
+        "Risk-free rate",
+    ]
     term = row(tbl, "Expected term (average in years)").cells[0]
     assert doc.text[term.start : term.end] == "5.8-6.4"
     assert [(str(n.magnitude), n.percent) for n in term.numbers] == [("5.8", False), ("6.4", False)]
@@ -225,7 +238,11 @@ def test_seed_002_assumptions_ranges():
     assert [(str(n.magnitude), n.percent) for n in risk.numbers] == [("1.2", True), ("2.3", True)]
     assert [printed(c) for c in row(tbl, "Risk-free rate").cells] == [["1.2", "2.3"], ["0.5", "1.5"], ["0.3", "2.2"]]
     volatility = row(tbl, "Expected volatility").cells
-    assert [(n.text, n.percent) for c in volatility for n in c.numbers] == [("40.0", True), ("40.3", True), ("40.4", True)]
+    assert [(n.text, n.percent) for c in volatility for n in c.numbers] == [
+        ("40.0", True),
+        ("40.3", True),
+        ("40.4", True),
+    ]
 
 
 def test_seed_002_sar_activity():
@@ -326,7 +343,10 @@ def test_rpage_text_and_html_give_the_same_tables(txt, htm):
     html_tables = tables_of(htm)[1]
     assert [t.title for t in html_tables] == [t.title for t in text_tables]
     assert layout_shape(html_tables) == layout_shape(text_tables)
-    flags = lambda ts: [(n.percent, n.negative, n.decimals) for t in ts for r in t.rows for c in r.cells for n in c.numbers]  # noqa: E731
+
+    def flags(ts):
+        return [(n.percent, n.negative, n.decimals) for t in ts for r in t.rows for c in r.cells for n in c.numbers]
+
     assert flags(html_tables) == flags(text_tables)
 
 
@@ -341,10 +361,16 @@ def test_html_000_tables_other_than_the_known_bugs_match_the_rpage_text(htm):
     text_tables = tables_of(SEED_000)[1]
     html_tables = tables_of(htm)[1]
     assert [t.title for t in html_tables] == [t.title for t in text_tables] == SEED_000_TITLES
-    keep = lambda ts: [t for t in ts if t.title not in _HTML_000_BROKEN]  # noqa: E731
+
+    def keep(ts):
+        return [t for t in ts if t.title not in _HTML_000_BROKEN]
+
     assert len(keep(html_tables)) == 9
     assert layout_shape(keep(html_tables)) == layout_shape(keep(text_tables))
-    flags = lambda ts: [(n.percent, n.negative, n.decimals) for t in ts for r in t.rows for c in r.cells for n in c.numbers]  # noqa: E731
+
+    def flags(ts):
+        return [(n.percent, n.negative, n.decimals) for t in ts for r in t.rows for c in r.cells for n in c.numbers]
+
     assert flags(html_tables) == flags(text_tables)
 
 

@@ -6,23 +6,34 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from fixture_paths import ROOT
 from typer.testing import CliRunner
 
 from extractor.cli import app
 from extractor.cli.extract import unmapped_note
-from fixture_paths import ROOT
 
 
 def test_unmapped_note_is_one_short_line() -> None:
-    titles = ["__________", "TABLE OF CONTENTS", "We report our financial results for our two reportable segments: Family of Apps",
-              "We report our financial results for our two reportable segments: Family of Apps", "Cost of revenue", "15"]  # fmt: skip
+    titles = [
+        "__________",
+        "TABLE OF CONTENTS",
+        "We report our financial results for our two reportable segments: Family of Apps",
+        "We report our financial results for our two reportable segments: Family of Apps",
+        "Cost of revenue",
+        "15",
+    ]
     note = unmapped_note(titles)
     assert note == (
         "6 tables not mapped: 'TABLE OF CONTENTS', 'We report our financial results for our…', 'Cost of revenue' and 3 more"
         " (all: --verbose, or tables_unmapped in --format json)"
     )
-    assert unmapped_note(["Plan category"]) == "1 table not mapped: 'Plan category' (all: --verbose, or tables_unmapped in --format json)"
-    assert unmapped_note(["___", "15"]).startswith("2 tables not mapped: '___', '15' (")  # nothing worded: the titles as they are
+    assert (
+        unmapped_note(["Plan category"])
+        == "1 table not mapped: 'Plan category' (all: --verbose, or tables_unmapped in --format json)"
+    )
+    assert unmapped_note(["___", "15"]).startswith(
+        "2 tables not mapped: '___', '15' ("
+    )  # nothing worded: the titles as they are
     verbose = unmapped_note(titles, verbose=True).split("\n")
     assert verbose[0] == "6 tables not mapped:" and verbose[1:] == [f"  - {title}" for title in titles]
 

@@ -6,15 +6,14 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
+from fixture_paths import FIXTURES, GOLD, SEED_000, SEED_002
 
 from extractor.backends import rules
 from extractor.loaders import load, load_text
-from extractor.validator import SourceText, Validation, read_accepted, relation_members, validate, validate_facts
-from extractor.schemas.concepts import CASH_SETTLEMENT, EXPENSE, UNRECOGNIZED, P, PP
+from extractor.schemas.concepts import CASH_SETTLEMENT, EXPENSE, PP, UNRECOGNIZED, P
 from extractor.schemas.facts import Fact, read_facts
 from extractor.schemas.values import Period, SourceSpan
-
-from fixture_paths import FIXTURES, GOLD, SEED_000, SEED_002
+from extractor.validator import SourceText, Validation, read_accepted, relation_members, validate, validate_facts
 
 S000, S002 = "000_a279831d03f6579a", "002_59f0e0194afd947c"
 FY2020, FY2019, FY2018 = date(2020, 2, 29), date(2019, 2, 28), date(2018, 7, 31)
@@ -73,7 +72,9 @@ def test_gold_has_no_error_and_only_accepted_filing_quirks(source000: SourceText
         assert result.findings == [] and len(result.accepted) == len(accepted)
 
 
-@pytest.mark.parametrize("path", [SEED_000, SEED_002, FIXTURES / "html" / f"{S000}.htm", FIXTURES / "html" / f"{S002}.htm"])
+@pytest.mark.parametrize(
+    "path", [SEED_000, SEED_002, FIXTURES / "html" / f"{S000}.htm", FIXTURES / "html" / f"{S002}.htm"]
+)
 def test_rules_backend_extractions_pass(path) -> None:
     document = load(path)
     result = validate(rules.extract(document), document)
@@ -97,7 +98,9 @@ def test_rollforward_count_error_names_the_arithmetic() -> None:
     assert finding.severity == "error"
     assert "7,869 + 1,601.489 − 2,413 − 63 = 6,994.489 expected, 6,949 extracted (in thousands)" in finding.message
     assert finding.expected == Decimal(6994489) and finding.found == Decimal(6949000)
-    involved = {f"line {n}" for n, f in enumerate(facts, 1) if f.dims == OPTION and f.value in (6949000, 1601489, 63000)}
+    involved = {
+        f"line {n}" for n, f in enumerate(facts, 1) if f.dims == OPTION and f.value in (6949000, 1601489, 63000)
+    }
     assert len(involved) == 3 and {ref.path for ref in finding.facts} >= involved  # the facts file's lines
 
 
@@ -120,7 +123,10 @@ def test_weighted_average_rollforward_of_seed_000_options() -> None:
     concept = f"{P}OptionsOutstandingWeightedAverageExercisePrice"
     slightly = validate_facts(changed(gold(S000), concept, FY2020, OPTION, value=Decimal("66.85")))
     assert only(slightly, "rollforward.weighted_average").severity == "warning"
-    badly = only(validate_facts(changed(gold(S000), concept, FY2020, OPTION, value=Decimal("74.85"))), "rollforward.weighted_average")
+    badly = only(
+        validate_facts(changed(gold(S000), concept, FY2020, OPTION, value=Decimal("74.85"))),
+        "rollforward.weighted_average",
+    )
     assert badly.severity == "error" and "= 64.85 expected, 74.85 extracted" in badly.message
 
 
@@ -134,7 +140,13 @@ def test_nonvested_sar_fair_values_do_not_reconcile_in_the_filing() -> None:
 
 
 def test_expense_by_line_item_must_equal_the_total() -> None:
-    facts = changed(gold(S000), EXPENSE, FY2020, {"line_item": "selling, general and administrative expenses"}, value=Decimal(99535000))
+    facts = changed(
+        gold(S000),
+        EXPENSE,
+        FY2020,
+        {"line_item": "selling, general and administrative expenses"},
+        value=Decimal(99535000),
+    )
     finding = only(validate_facts(facts), "totals.sum")
     assert finding.severity == "error" and "by line item" in finding.message and "110,857" in finding.message
 
@@ -218,7 +230,9 @@ def test_dates_inside_the_filings_periods() -> None:
     facts = changed(gold(S000), "PreferredStockSharesAuthorized", FY2020, {}, period=Period.at(date(2021, 2, 28)))
     assert "after the latest fiscal year end 2020-02-29" in only(validate_facts(facts), "plausibility.dates").message
     backwards = Period(start=date(2020, 3, 1), end=date(2019, 2, 28))
-    facts = changed(gold(S000), f"{PP}OptionsExercisesInPeriodWeightedAverageExercisePrice", FY2020, OPTION, period=backwards)
+    facts = changed(
+        gold(S000), f"{PP}OptionsExercisesInPeriodWeightedAverageExercisePrice", FY2020, OPTION, period=backwards
+    )
     assert any("starts 2020-03-01 after it ends" in f.message for f in validate_facts(facts).errors)
 
 
@@ -229,7 +243,10 @@ def test_a_number_without_a_span_is_an_error_and_is_looked_for(source000: Source
     facts = changed(gold(S000), f"{P}OptionsExercisesInPeriod", FY2020, OPTION, source=None)
     assert "is printed at offset" in only(validate_facts(facts, source000), "grounding.missing").message
     facts = changed(gold(S000), f"{P}OptionsExercisesInPeriod", FY2020, OPTION, source=None, value=Decimal(2417000))
-    assert "no printed number in the document reads back" in only(validate_facts(facts, source000), "grounding.missing").message
+    assert (
+        "no printed number in the document reads back"
+        in only(validate_facts(facts, source000), "grounding.missing").message
+    )
 
 
 def test_span_must_hold_the_text_it_claims(source000: SourceText) -> None:
@@ -325,8 +342,12 @@ def test_a_note_naming_two_scales_allows_both_and_no_note_only_warns(tmp_path) -
     source = SourceText.of(load(path))
     start = source.text.index("7,869")
     count = Fact(
-        concept=f"{P}OptionsOutstandingNumber", value=Decimal(7869000), unit="shares", period=Period.at(FY2019),
-        dims=OPTION, source={"start": start, "end": start + 5, "text": "7,869"},
+        concept=f"{P}OptionsOutstandingNumber",
+        value=Decimal(7869000),
+        unit="shares",
+        period=Period.at(FY2019),
+        dims=OPTION,
+        source={"start": start, "end": start + 5, "text": "7,869"},
     )
     assert only(validate_facts([count], source), "scale.context").severity == "warning"
 
@@ -349,7 +370,9 @@ def test_months_read_back_as_years_within_rounding() -> None:
     months = base.model_copy(update={"value": Decimal("1.67"), "source": base.source.model_copy(update={"text": "20"})})
     assert "grounding.readback" not in rules_of(validate_facts([months]))
     assert "grounding.readback" in rules_of(validate_facts([months.model_copy(update={"value": Decimal("1.9")})]))
-    tenths = months.model_copy(update={"value": Decimal("0.1"), "source": base.source.model_copy(update={"text": "0.9"})})
+    tenths = months.model_copy(
+        update={"value": Decimal("0.1"), "source": base.source.model_copy(update={"text": "0.9"})}
+    )
     assert "grounding.readback" in rules_of(validate_facts([tenths]))  # "0.9" is not a count of months
 
 
@@ -359,8 +382,9 @@ def test_an_empty_extraction_of_a_text_that_prints_amounts_fails_for_review_unle
     def document(text: str) -> Document:
         return Document(id="p", path="p.txt", format="rpage-text", text=text)
 
-    prose = document("Note 9. Figures we do not explain: 86,000 of them at $237.86 each; then 1,250,000, "
-                     "and also $4.2 million.")
+    prose = document(
+        "Note 9. Figures we do not explain: 86,000 of them at $237.86 each; then 1,250,000, and also $4.2 million."
+    )
     report = validate(rules.extract(prose), prose)
     assert [(f.rule, f.severity) for f in report.findings] == [("coverage.empty", "error")]
     assert "prints 4 amounts" in report.findings[0].message and not report.passed

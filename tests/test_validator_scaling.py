@@ -12,24 +12,23 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 import pytest
+from fixture_paths import FIXTURES, GOLD, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import extractor.schemas.concepts as schema_concepts
-from extractor.evals.benchmarks.validator_scaling import price_ranges_html, rollforward_html
 from extractor.backends import rules
+from extractor.evals.benchmarks.validator_scaling import price_ranges_html, rollforward_html
 from extractor.loaders import load, load_text
+from extractor.schemas.concepts import EXPENSE, P, iter_facts, iter_located_facts
+from extractor.schemas.facts import Fact, printed_exponent, read_facts, values_agree
+from extractor.schemas.relations import SUMMABLE
+from extractor.schemas.values import Period, SourceSpan
 from extractor.validator import SourceText, consistency, grounding, validate, validate_facts
 from extractor.validator.arithmetic import total_groups
 from extractor.validator.consistency import conflict_groups
 from extractor.validator.factset import FactSet, Located
 from extractor.validator.grounding import readback_exponent
-from extractor.schemas.concepts import EXPENSE, P, iter_facts, iter_located_facts
-from extractor.schemas.facts import Fact, printed_exponent, read_facts, values_agree
-from extractor.schemas.relations import SUMMABLE
-from extractor.schemas.values import Period, SourceSpan
-
-from fixture_paths import FIXTURES, GOLD, ROOT
 
 ONE_DAY = timedelta(days=1)
 
@@ -126,7 +125,9 @@ def assert_same_as_pairwise(printings: list[Located]) -> None:
     assert conflict_groups(facts) == pairwise_conflicts(facts.located)
     assert list(total_groups(facts)) == pairwise_totals(facts.located)
     for _, fact in facts.located:
-        assert facts.of(fact.concept, fact.dims) == [p for p in facts.located if p[1].concept == fact.concept and p[1].dims == fact.dims]
+        assert facts.of(fact.concept, fact.dims) == [
+            p for p in facts.located if p[1].concept == fact.concept and p[1].dims == fact.dims
+        ]
         for days in range(-2, 3):
             end = fact.period.end_date + timedelta(days=days)
             for instant in (None, True, False):
@@ -193,7 +194,13 @@ def test_a_value_without_a_span_is_looked_for_as_before(stem: str) -> None:
 # --- tricky sets, generated ----------------------------------------------------------------------
 
 GRANTED = f"{P}OptionsGrantsInPeriodGross"
-DIMS = ({}, {"award": "option"}, {"award": "rsu"}, {"line_item": "Cost of sales"}, {"award": "option", "line_item": "Cost of sales"})
+DIMS = (
+    {},
+    {"award": "option"},
+    {"award": "rsu"},
+    {"line_item": "Cost of sales"},
+    {"award": "option", "line_item": "Cost of sales"},
+)
 DAY = date(2020, 2, 29)
 # Values near each other at several printed scales: 1,601,500 rounds half up to 1,602 thousand.
 BASES = (1_601_489, 1_601_500, 1_601_499, 1_602_000, 1_600_000, 7_000, 0)
@@ -226,8 +233,14 @@ def test_tricky_printings_merge_and_conflict_as_before(facts: list[Fact]) -> Non
 
 
 def test_the_more_precise_printing_wins_whichever_comes_first() -> None:
-    thousands = Fact(concept=GRANTED, value=Decimal(1_602_000), unit="shares", period=Period.over(None, DAY),
-                     dims={"award": "option"}, source=SourceSpan(start=10, end=15, text="1,602"))
+    thousands = Fact(
+        concept=GRANTED,
+        value=Decimal(1_602_000),
+        unit="shares",
+        period=Period.over(None, DAY),
+        dims={"award": "option"},
+        source=SourceSpan(start=10, end=15, text="1,602"),
+    )
     units = _reprinted(thousands, Decimal(1_601_500), "1,601,500", 50)
     off = _reprinted(thousands, Decimal(1_601_499), "1,601,499", 90)  # rounds to 1,601 thousand
     for printings in ([("a", thousands), ("b", units), ("c", off)], [("c", off), ("b", units), ("a", thousands)]):

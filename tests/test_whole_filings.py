@@ -14,16 +14,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, ROOT
 from typer.testing import CliRunner
 
 from extractor.backends import rules
 from extractor.cli import app
 from extractor.loaders import NoNoteFound, load, load_text
-from fixture_paths import FIXTURES, ROOT
 from extractor.schemas.concepts import to_facts
 
 WHOLE = FIXTURES / "whole"
-META, MA, UNH, XOM = (WHOLE / f"{name}.txt" for name in ("meta-10k-2024", "ma-10k-2024", "unh-10k-2024", "xom-10q-2025q2"))
+META, MA, UNH, XOM = (
+    WHOLE / f"{name}.txt" for name in ("meta-10k-2024", "ma-10k-2024", "unh-10k-2024", "xom-10q-2025q2")
+)
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
 
 
@@ -59,7 +61,9 @@ def test_a_note_crossing_running_page_headers_is_read_to_its_end() -> None:
     text = document.text
     assert document.note is not None and document.note.heading == "Note 18. Share-Based Payments"
     assert (document.note.start, document.note.end) == _between(text, "Note 18. Share-Based Payments", "Note 19.")
-    assert "ITEM 8. FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA - NOTES" in text[document.note.start : document.note.end]
+    assert (
+        "ITEM 8. FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA - NOTES" in text[document.note.start : document.note.end]
+    )
 
 
 def test_a_numbered_note_without_the_word_note() -> None:
@@ -94,7 +98,9 @@ def test_note_sentences_do_not_make_headings() -> None:
 
 
 def test_a_filing_without_the_note_is_refused() -> None:
-    with pytest.raises(NoNoteFound, match=r"xom-10q-2025q2.txt: no stock-compensation note found: a whole filing \(\d+ note headings"):
+    with pytest.raises(
+        NoNoteFound, match=r"xom-10q-2025q2.txt: no stock-compensation note found: a whole filing \(\d+ note headings"
+    ):
         load(XOM)
 
 
@@ -115,8 +121,14 @@ def test_a_bulk_run_records_the_refusal_and_reads_the_other_filing(tmp_path: Pat
     inputs.mkdir()
     for path in (META, XOM):
         (inputs / path.name).write_bytes(path.read_bytes())
-    run = subprocess.run([sys.executable, "-m", "extractor.cli", "run", str(inputs), "--out", str(tmp_path / "out")],
-                         capture_output=True, text=True, timeout=300, cwd=ROOT, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "extractor.cli", "run", str(inputs), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        check=False,
+    )
     assert run.returncode == 1, run.stderr
     [failure] = [json.loads(line) for line in (tmp_path / "out" / "failures.jsonl").read_text().splitlines()]
     assert failure["ref"].endswith("xom-10q-2025q2.txt") and "no stock-compensation note found" in failure["reason"]
@@ -126,7 +138,9 @@ def test_a_bulk_run_records_the_refusal_and_reads_the_other_filing(tmp_path: Pat
     assert section["heading"] == "Note\xa013. Stockholders' Equity" and section["start"] > 0
 
 
-@pytest.mark.skipif(not (CORPUS / "meta-10k-2024" / "filing.html").is_file(), reason="../shared/corpus/real is not here")
+@pytest.mark.skipif(
+    not (CORPUS / "meta-10k-2024" / "filing.html").is_file(), reason="../shared/corpus/real is not here"
+)
 def test_whole_corpus_filings_find_what_their_note_alone_finds() -> None:
     from extractor.evals.whole_filings import main
 

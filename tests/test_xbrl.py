@@ -9,10 +9,13 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from fixture_paths import FIXTURES, GOLD, HTML_002, ROOT, SEED_002
 from typer.testing import CliRunner
 
 from extractor.cli import app
 from extractor.loaders import load
+from extractor.schemas.concepts import EXPENSE, PL, UNRECOGNIZED, P
+from extractor.schemas.facts import Fact, read_facts
 from extractor.scoring import score
 from extractor.validator import read_accepted, validate_facts
 from extractor.xbrl import (
@@ -25,10 +28,6 @@ from extractor.xbrl import (
     known_extension_concepts,
     read_gold,
 )
-from extractor.schemas.concepts import EXPENSE, PL, UNRECOGNIZED, P
-from extractor.schemas.facts import Fact, read_facts
-
-from fixture_paths import FIXTURES, GOLD, HTML_002, ROOT, SEED_002
 
 INLINE = ROOT / "evals" / "suites" / "heterogeneous" / "documents" / "002_inline_xbrl.htm"
 SUITE_GOLD = ROOT / "evals" / "suites" / "heterogeneous" / "gold" / "002_inline_xbrl.facts.jsonl"
@@ -69,7 +68,9 @@ def test_inline_xbrl_reproduces_the_hand_labeled_gold(inline: GoldFacts) -> None
     # the dei cover facts and the note's text block; nothing else was left out
     assert dict(inline.skipped) == {"out of scope": 4}
     assert dict(inline.skipped_concepts["out of scope"]) == {
-        "DocumentType": 1, "EntityRegistrantName": 1, "CurrentFiscalYearEndDate": 1,
+        "DocumentType": 1,
+        "EntityRegistrantName": 1,
+        "CurrentFiscalYearEndDate": 1,
         "DisclosureOfCompensationRelatedCostsShareBasedPaymentsTextBlock": 1,
     }
     assert inline.without_source == 0
@@ -123,7 +124,10 @@ def test_suite_gold_is_the_seed_gold_relocated() -> None:
     validation = validate_facts(suite, load(INLINE), read_accepted(SUITE_ACCEPTED))
     assert validation.passed and len(validation.accepted) == 2
     # the seed gold leaves a few printed numbers out (coverage warnings); nothing else is found
-    assert {(f.rule, f.severity) for f in validation.findings} <= {("coverage.table", "warning"), ("coverage.prose", "warning")}
+    assert {(f.rule, f.severity) for f in validation.findings} <= {
+        ("coverage.table", "warning"),
+        ("coverage.prose", "warning"),
+    }
 
 
 # --- a plain instance ---------------------------------------------------------------------------
@@ -142,7 +146,13 @@ def test_small_instance_yields_exactly_its_in_scope_facts(instance: GoldFacts) -
         (f"{P}FairValueAssumptionsRiskFreeInterestRateMinimum", Decimal("0.012"), "pure", FY2018, option),
         (f"{P}FairValueAssumptionsRiskFreeInterestRateMaximum", Decimal("0.023"), "pure", FY2018, option),
         # ... and on one without: dims.bound
-        (f"{PL}FairValueAssumptionsExpectedTerm1", Decimal("5.8"), "years", FY2018, {"award": "option", "bound": "min"}),
+        (
+            f"{PL}FairValueAssumptionsExpectedTerm1",
+            Decimal("5.8"),
+            "years",
+            FY2018,
+            {"award": "option", "bound": "min"},
+        ),
         (f"{P}EquityInstrumentsOtherThanOptionsGrantsInPeriod", Decimal(45000), "shares", FY2018, {"award": "msu"}),
         (UNRECOGNIZED, Decimal(14000000), "USD", JUL2018, {"year": "2019-07-31"}),
         ("ext:OptionsVestedInPeriodNumber", Decimal(169000), "shares", FY2018, option),
@@ -180,7 +190,10 @@ def test_one_fact_per_key_and_options_default_to_the_option_award() -> None:
     about options; a unit concept without it could be any unit type, so it is kept and counted."""
     result = read_gold(SAME_END)
     half = {"start": date(2022, 1, 1), "end": date(2022, 6, 30)}
-    got = [(f.concept, f.value, {k: v for k, v in f.period.model_dump().items() if v is not None}, f.dims) for f in result.facts]
+    got = [
+        (f.concept, f.value, {k: v for k, v in f.period.model_dump().items() if v is not None}, f.dims)
+        for f in result.facts
+    ]
     assert got == [
         (EXPENSE, Decimal(7500000), half, {}),
         ("ProceedsFromStockOptionsExercised", Decimal(1200000), half, {}),
@@ -235,7 +248,9 @@ undated <ix:nonFraction name="us-gaap:ProceedsFromStockOptionsExercised" context
 
 def _context(cid: str, period: str, segment: str = "") -> str:
     segment = f"<xbrli:segment>{segment}</xbrli:segment>" if segment else ""
-    entity = f'<xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">1</xbrli:identifier>{segment}</xbrli:entity>'
+    entity = (
+        f'<xbrli:entity><xbrli:identifier scheme="http://www.sec.gov/CIK">1</xbrli:identifier>{segment}</xbrli:entity>'
+    )
     return f'<xbrli:context id="{cid}">{entity}<xbrli:period>{period}</xbrli:period></xbrli:context>'
 
 
@@ -246,16 +261,26 @@ def _member(axis: str, member: str) -> str:
 def write_snippet(tmp_path: Path, contexts: str | None = None) -> Path:
     year = "<xbrli:startDate>2019-01-01</xbrli:startDate><xbrli:endDate>2019-12-31</xbrli:endDate>"
     at = "<xbrli:instant>2019-12-31</xbrli:instant>"
-    contexts = contexts or "\n".join([
-        _context("FY", year),
-        _context("AsOf", at),
-        _context("FY_COGS", year, _member("us-gaap:IncomeStatementLocationAxis", "us-gaap:CostOfSalesMember")),
-        _context("FY_RD", year, _member("us-gaap:IncomeStatementLocationAxis", "us-gaap:ResearchAndDevelopmentExpenseMember")),
-        _context("FY_PSU", year, _member("us-gaap:AwardTypeAxis", "xyz:PerformanceShareUnitsMember")),
-        _context("AsOf_DSU", at, _member("us-gaap:AwardTypeAxis", "xyz:DeferredStockUnitsMember")),
-        _context("Forever", "<xbrli:forever/>"),
-        _context("FY_Typed", year, '<xbrldi:typedMember dimension="xyz:TrancheAxis"><xyz:Tranche>1</xyz:Tranche></xbrldi:typedMember>'),
-    ])
+    contexts = contexts or "\n".join(
+        [
+            _context("FY", year),
+            _context("AsOf", at),
+            _context("FY_COGS", year, _member("us-gaap:IncomeStatementLocationAxis", "us-gaap:CostOfSalesMember")),
+            _context(
+                "FY_RD",
+                year,
+                _member("us-gaap:IncomeStatementLocationAxis", "us-gaap:ResearchAndDevelopmentExpenseMember"),
+            ),
+            _context("FY_PSU", year, _member("us-gaap:AwardTypeAxis", "xyz:PerformanceShareUnitsMember")),
+            _context("AsOf_DSU", at, _member("us-gaap:AwardTypeAxis", "xyz:DeferredStockUnitsMember")),
+            _context("Forever", "<xbrli:forever/>"),
+            _context(
+                "FY_Typed",
+                year,
+                '<xbrldi:typedMember dimension="xyz:TrancheAxis"><xyz:Tranche>1</xyz:Tranche></xbrldi:typedMember>',
+            ),
+        ]
+    )
     path = tmp_path / "snippet.htm"
     path.write_text(SNIPPET.replace("CONTEXTS", contexts), encoding="utf-8")
     return path
@@ -266,8 +291,14 @@ def test_inline_transformations_dims_and_skips(tmp_path: Path) -> None:
     result = read_gold(path)
     FY, AT = {"start": date(2019, 1, 1), "end": date(2019, 12, 31)}, {"instant": date(2019, 12, 31)}
     got = [
-        (f.concept, f.value, f.unit, {k: v for k, v in f.period.model_dump().items() if v is not None}, f.dims,
-         f.source.text if f.source else None)
+        (
+            f.concept,
+            f.value,
+            f.unit,
+            {k: v for k, v in f.period.model_dump().items() if v is not None},
+            f.dims,
+            f.source.text if f.source else None,
+        )
         for f in result.facts
     ]
     assert got == [
@@ -276,12 +307,33 @@ def test_inline_transformations_dims_and_skips(tmp_path: Path) -> None:
         (EXPENSE, Decimal(1500000), "USD", FY, {"line_item": "cost of sales"}, "1.5"),  # the row's caption
         (EXPENSE, Decimal(4000000), "USD", FY, {}, "4.0"),
         ("ShareBasedCompensation", Decimal(4000000), "USD", FY, {}, "4.0"),  # nested: the same printing
-        ("ext:EquityInstrumentsOtherThanOptionsAdjustmentsInPeriod", Decimal(-12000), "shares", FY, {"award": "psu"}, "12"),
+        (
+            "ext:EquityInstrumentsOtherThanOptionsAdjustmentsInPeriod",
+            Decimal(-12000),
+            "shares",
+            FY,
+            {"award": "psu"},
+            "12",
+        ),
         # facts without a span come last, in document order
         ("AllocatedShareBasedCompensationExpenseNetOfTax", Decimal(3100000), "USD", FY, {}, None),  # hidden
         # read by the format, but "2,5" is no number the project's text reading reads back: no span
-        (EXPENSE, Decimal(2500000), "USD", FY, {"line_item": "research and development expense"}, None),  # no row: the member's words
-        (f"{P}NonOptionEquityInstrumentsOutstandingNumber", Decimal(0), "shares", AT, {"award": "dsu"}, None),  # a dash prints no number
+        (
+            EXPENSE,
+            Decimal(2500000),
+            "USD",
+            FY,
+            {"line_item": "research and development expense"},
+            None,
+        ),  # no row: the member's words
+        (
+            f"{P}NonOptionEquityInstrumentsOutstandingNumber",
+            Decimal(0),
+            "shares",
+            AT,
+            {"award": "dsu"},
+            None,
+        ),  # a dash prints no number
     ]
     nested = [f for f in result.facts if f.source and f.source.text == "4.0"]
     assert nested[0].source == nested[1].source
@@ -322,7 +374,9 @@ def test_a_file_that_is_not_xbrl_is_a_clear_error(tmp_path: Path) -> None:
             read_gold(path)
         assert str(path) in str(caught.value)
     xhtml = tmp_path / "plain.htm"
-    xhtml.write_text('<html xmlns="http://www.w3.org/1999/xhtml"><body><p>4.4 million</p></body></html>', encoding="utf-8")
+    xhtml.write_text(
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>4.4 million</p></body></html>', encoding="utf-8"
+    )
     with pytest.raises(XbrlError, match="holds no XBRL facts"):
         read_gold(xhtml)
     with pytest.raises(XbrlError, match="cannot be read"):
@@ -336,7 +390,9 @@ def test_broken_references_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(XbrlError, match="refers to the unknown context 'FY2018_PSU'") as caught:
         read_gold(broken)
     assert str(broken) in str(caught.value) and "EquityInstrumentsOtherThanOptionsGrantsInPeriod" in str(caught.value)
-    broken.write_text(text.replace('unitRef="USDPerShare" decimals="2"', 'unitRef="USDPerShareX" decimals="2"'), encoding="utf-8")
+    broken.write_text(
+        text.replace('unitRef="USDPerShare" decimals="2"', 'unitRef="USDPerShareX" decimals="2"'), encoding="utf-8"
+    )
     with pytest.raises(XbrlError, match="unknown unit 'USDPerShareX'"):
         read_gold(broken)
     inline = write_snippet(tmp_path, contexts=_context("FY", "<xbrli:instant>2019-12-31</xbrli:instant>"))
@@ -347,26 +403,32 @@ def test_broken_references_are_clear_errors(tmp_path: Path) -> None:
 # --- pieces ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("iso", "years"), [("P4Y3M18D", "4.3"), ("P10Y", "10"), ("P5Y3M", "5.25"), ("P1Y6M", "1.5"), ("P6Y4M24D", "6.4"), ("P0Y9M", "0.75")])
+@pytest.mark.parametrize(
+    ("iso", "years"),
+    [("P4Y3M18D", "4.3"), ("P10Y", "10"), ("P5Y3M", "5.25"), ("P1Y6M", "1.5"), ("P6Y4M24D", "6.4"), ("P0Y9M", "0.75")],
+)
 def test_iso_durations_in_years(iso: str, years: str) -> None:
     assert duration_years(iso) == Decimal(years)
     assert str(duration_years(iso)) == years  # no digits nobody printed
 
 
-@pytest.mark.parametrize(("text", "fmt", "value"), [
-    ("1,234.56", "ixt:num-dot-decimal", "1234.56"),
-    ("1,234.56", "ixt:numdotdecimal", "1234.56"),
-    ("1.234,5", "ixt:num-comma-decimal", "1234.5"),
-    ("—", "ixt:zerodash", "0"),
-    ("None", "ixt:fixed-zero", "0"),
-    ("twenty five", "ixt-sec:numwordsen", "25"),
-    ("5 dollars 25 cents", "ixt:num-unit-decimal", "5.25"),  # the unit words are the decimal point
-    ("1,234 dollars 5 cents", "ixt:numunitdecimal", "1234.05"),
-    ("5.3", "ixt-sec:duryear", "5.3"),
-    ("18", "ixt-sec:durmonth", "1.5"),
-    ("five years, six months", "ixt-sec:durwordsen", "5.5"),
-    ("2385", None, "2385"),
-])
+@pytest.mark.parametrize(
+    ("text", "fmt", "value"),
+    [
+        ("1,234.56", "ixt:num-dot-decimal", "1234.56"),
+        ("1,234.56", "ixt:numdotdecimal", "1234.56"),
+        ("1.234,5", "ixt:num-comma-decimal", "1234.5"),
+        ("—", "ixt:zerodash", "0"),
+        ("None", "ixt:fixed-zero", "0"),
+        ("twenty five", "ixt-sec:numwordsen", "25"),
+        ("5 dollars 25 cents", "ixt:num-unit-decimal", "5.25"),  # the unit words are the decimal point
+        ("1,234 dollars 5 cents", "ixt:numunitdecimal", "1234.05"),
+        ("5.3", "ixt-sec:duryear", "5.3"),
+        ("18", "ixt-sec:durmonth", "1.5"),
+        ("five years, six months", "ixt-sec:durwordsen", "5.5"),
+        ("2385", None, "2385"),
+    ],
+)
 def test_ix_numbers(text: str, fmt: str | None, value: str) -> None:
     assert ix_number(text, fmt) == Decimal(value)
 
@@ -380,21 +442,24 @@ def test_unknown_formats_and_unreadable_text_are_errors() -> None:
         ix_number("525", "ixt:num-unit-decimal")  # no unit words: no fraction to read
 
 
-@pytest.mark.parametrize(("member", "award"), [
-    ("EmployeeStockOptionMember", "option"),
-    ("StockAppreciationRightsSARSMember", "sar"),
-    ("RestrictedStockUnitsRSUMember", "rsu"),
-    ("PerformanceSharesMember", "psu"),
-    ("RestrictedStockMember", "restricted_stock"),
-    ("EmployeeStockMember", "espp"),
-    ("MarketStockUnitsMember", "msu"),
-    ("DeferredStockUnitsMember", "dsu"),
-    ("PerformanceShareUnitsMember", "psu"),
-    ("CashSettledRestrictedStockUnitsMember", "rsu"),
-    ("NonqualifiedStockOptionsMember", "option"),
-    ("PhantomShareUnitsPSUsMember", "other"),
-    ("LongTermIncentivePlanAwardsMember", "other"),
-])
+@pytest.mark.parametrize(
+    ("member", "award"),
+    [
+        ("EmployeeStockOptionMember", "option"),
+        ("StockAppreciationRightsSARSMember", "sar"),
+        ("RestrictedStockUnitsRSUMember", "rsu"),
+        ("PerformanceSharesMember", "psu"),
+        ("RestrictedStockMember", "restricted_stock"),
+        ("EmployeeStockMember", "espp"),
+        ("MarketStockUnitsMember", "msu"),
+        ("DeferredStockUnitsMember", "dsu"),
+        ("PerformanceShareUnitsMember", "psu"),
+        ("CashSettledRestrictedStockUnitsMember", "rsu"),
+        ("NonqualifiedStockOptionsMember", "option"),
+        ("PhantomShareUnitsPSUsMember", "other"),
+        ("LongTermIncentivePlanAwardsMember", "other"),
+    ],
+)
 def test_award_members(member: str, award: str) -> None:
     assert award_of_member(member) == award
 
@@ -405,7 +470,10 @@ def test_scope_covers_every_concept_the_hand_gold_uses() -> None:
     assert "Revenues" not in scope and not any(name.startswith("ext:") for name in scope)
     for gold_file in GOLD.glob("*.facts.jsonl"):
         for fact in read_facts(str(gold_file)):
-            assert fact.concept in (extensions if fact.concept.startswith("ext:") else scope), (gold_file.name, fact.concept)
+            assert fact.concept in (extensions if fact.concept.startswith("ext:") else scope), (
+                gold_file.name,
+                fact.concept,
+            )
 
 
 # --- the command --------------------------------------------------------------------------------

@@ -22,7 +22,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # Repository folder -> folder of the staged package (the same mapping as setup.py's FOLDERS).
-LAYOUT = {"extractor": "extractor", "schemas": "extractor/schemas", "prompts": "extractor/prompts", "evals": "extractor/evals"}
+LAYOUT = {
+    "extractor": "extractor",
+    "schemas": "extractor/schemas",
+    "prompts": "extractor/prompts",
+    "evals": "extractor/evals",
+}
 TYPED = {".py", ".pyi"}
 
 
@@ -37,7 +42,9 @@ def stage(target: Path) -> int:
                 continue
             destination = target / package / source.relative_to(ROOT / folder)
             if destination.exists():
-                sys.exit(f"typecheck: {source.relative_to(ROOT)} and another folder both map to {destination.relative_to(target)}")
+                sys.exit(
+                    f"typecheck: {source.relative_to(ROOT)} and another folder both map to {destination.relative_to(target)}"
+                )
             destination.parent.mkdir(parents=True, exist_ok=True)
             try:
                 os.link(source, destination)
@@ -64,11 +71,16 @@ def main(arguments: list[str]) -> int:
         if not stage(staged):
             sys.exit("typecheck: no Python files found to stage")
         command = [
-            sys.executable, "-m", "mypy",
-            "--config-file", str(ROOT / "pyproject.toml"),
-            "--cache-dir", str(ROOT / ".mypy_cache"),
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(ROOT / ".mypy_cache"),
             *arguments,
-            "-p", "extractor",
+            "-p",
+            "extractor",
         ]
         # cwd: the staged folder, so `extractor` resolves there and never to the editable install.
         result = subprocess.run(command, cwd=staged, capture_output=True, text=True)

@@ -45,7 +45,11 @@ def _processes() -> dict[int, tuple[int, int, float]]:
                 fields = handle.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        table[int(entry)] = (int(fields[1]), int(fields[21]) * os.sysconf("SC_PAGE_SIZE"), (int(fields[11]) + int(fields[12])) / tick)
+        table[int(entry)] = (
+            int(fields[1]),
+            int(fields[21]) * os.sysconf("SC_PAGE_SIZE"),
+            (int(fields[11]) + int(fields[12])) / tick,
+        )
     return table
 
 
@@ -64,8 +68,13 @@ def _tree(table: dict[int, tuple[int, int, float]], root: int) -> list[int]:
 def timed_run(args: list[str]) -> tuple[float, float, float, dict]:
     """Run `extractor run`; (seconds, peak memory of its process tree in MiB, CPU seconds of the tree, summary)."""
     started = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-m", "extractor.cli", "run", *args, "--quiet"], cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        [sys.executable, "-m", "extractor.cli", "run", *args, "--quiet"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     peak, cpu = 0.0, {}
     while process.poll() is None:
         table = _processes()
@@ -96,18 +105,23 @@ def rules_figures(work: Path, sizes: list[int]) -> None:
 
 
 def llm_figures(work: Path, levels: list[int], documents_per_level: int, sample: Path) -> None:
+    from llm_server import ScriptedServer, tool_reply
+    from scripted_answers import quoted_answer
+
     from extractor.backends import rules
     from extractor.loaders import load
     from extractor.schemas.concepts import to_facts
-    from llm_server import ScriptedServer, tool_reply
-    from scripted_answers import quoted_answer
 
     document = load(sample)
     reply = tool_reply(quoted_answer(rules.extract(document), document))
     reply.delay = DELAY
-    print(f"\n(b) LLM path, test server answering after {DELAY * 1000:.0f} ms; documents: copies of {sample.name} "
-          f"({sample.stat().st_size:,} bytes, {len(to_facts(rules.extract(document).note))} facts), one request each")  # fmt: skip
-    print(f"{'concurrency':>11} {'documents':>9} {'seconds':>8} {'docs/s':>8} {'ideal':>8} {'of ideal':>9} {'CPU/doc':>8} {'CPU limit':>10}")
+    print(
+        f"\n(b) LLM path, test server answering after {DELAY * 1000:.0f} ms; documents: copies of {sample.name} "
+        f"({sample.stat().st_size:,} bytes, {len(to_facts(rules.extract(document).note))} facts), one request each"
+    )
+    print(
+        f"{'concurrency':>11} {'documents':>9} {'seconds':>8} {'docs/s':>8} {'ideal':>8} {'of ideal':>9} {'CPU/doc':>8} {'CPU limit':>10}"
+    )
     with ScriptedServer(lambda body: reply) as server:
         config = work / "llm.toml"
         config.write_text('[llm]\nmodel = "bench"\ncache = "off"\n')
@@ -117,22 +131,44 @@ def llm_figures(work: Path, levels: list[int], documents_per_level: int, sample:
             build_corpus(corpus, count, samples=(str(sample.relative_to(ROOT)),))
             out = work / f"llm-out-{level}"
             served = time.process_time()
-            _, _, cpu, summary = timed_run([str(corpus), "--out", str(out), "--backend", "llm", "--base-url", server.base_url,
-                                            "--config", str(config), "--concurrency", str(level)])  # fmt: skip
+            _, _, cpu, summary = timed_run(
+                [
+                    str(corpus),
+                    "--out",
+                    str(out),
+                    "--backend",
+                    "llm",
+                    "--base-url",
+                    server.base_url,
+                    "--config",
+                    str(config),
+                    "--concurrency",
+                    str(level),
+                ]
+            )
             cpu += time.process_time() - served  # the test server's own work, in this process
             rate = summary["this_run"]["documents_per_second"]
             ideal = level / DELAY
             per_document = cpu / count  # every process, start-up included
-            print(f"{level:>11} {count:>9,} {summary['this_run']['seconds']:>8.1f} {rate:>8.1f} {ideal:>8.1f} {rate / ideal:>9.0%}"
-                  f" {per_document * 1000:>6.0f}ms {(os.cpu_count() or 1) / per_document:>7.0f}/s")  # fmt: skip
+            print(
+                f"{level:>11} {count:>9,} {summary['this_run']['seconds']:>8.1f} {rate:>8.1f} {ideal:>8.1f} {rate / ideal:>9.0%}"
+                f" {per_document * 1000:>6.0f}ms {(os.cpu_count() or 1) / per_document:>7.0f}/s"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 5000])
     parser.add_argument("--concurrency", type=int, nargs="*", default=[1, 8, 32, 64])
-    parser.add_argument("--llm-documents", type=int, default=200, help="documents per concurrency level (at least 8 x concurrency)")
-    parser.add_argument("--document", type=Path, action="append", help="filing the LLM benchmark copies (repeatable; default: seed 002 and a small aligned-text note)")
+    parser.add_argument(
+        "--llm-documents", type=int, default=200, help="documents per concurrency level (at least 8 x concurrency)"
+    )
+    parser.add_argument(
+        "--document",
+        type=Path,
+        action="append",
+        help="filing the LLM benchmark copies (repeatable; default: seed 002 and a small aligned-text note)",
+    )
     parser.add_argument("--keep", type=Path, help="work folder to keep (default: a temporary one, removed)")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="bulk-bench-"))
@@ -140,7 +176,10 @@ def main() -> None:
     try:
         if args.sizes:
             rules_figures(work, args.sizes)
-        for sample in args.document or [ROOT / "tests/fixtures/002_59f0e0194afd947c.txt", ROOT / "evals/suites/heterogeneous/documents/new_aligned_2000.txt"]:
+        for sample in args.document or [
+            ROOT / "tests/fixtures/002_59f0e0194afd947c.txt",
+            ROOT / "evals/suites/heterogeneous/documents/new_aligned_2000.txt",
+        ]:
             if args.concurrency:
                 llm_figures(work, args.concurrency, args.llm_documents, sample.resolve())
     finally:

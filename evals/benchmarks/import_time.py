@@ -25,9 +25,13 @@ def seconds(code: str) -> float:
 
 def main() -> None:
     floor, pydantic, extractor = seconds("pass"), seconds("import pydantic"), seconds("import extractor")
-    print(f"python -c ...      median of {RUNS}: pass {floor * 1000:.0f} ms, import pydantic {pydantic * 1000:.0f} ms, import extractor {extractor * 1000:.0f} ms")
-    print(f"import extractor / import pydantic: {extractor / pydantic:.2f}x (bar: <= 2x); above the empty interpreter: "
-          f"{(extractor - floor) / max(pydantic - floor, 1e-9):.2f}x")
+    print(
+        f"python -c ...      median of {RUNS}: pass {floor * 1000:.0f} ms, import pydantic {pydantic * 1000:.0f} ms, import extractor {extractor * 1000:.0f} ms"
+    )
+    print(
+        f"import extractor / import pydantic: {extractor / pydantic:.2f}x (bar: <= 2x); above the empty interpreter: "
+        f"{(extractor - floor) / max(pydantic - floor, 1e-9):.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -34,9 +34,12 @@ T = TypeVar("T")
 def filing_html(megabytes: float) -> str:
     """The excerpt as HTML paragraphs, every note but the equity note padded with a table and prose."""
     rows = "".join(
-        f"<tr><td>Line item {i} of the schedule</td><td>$</td><td>{1000 + i:,}</td><td>$</td><td>{900 + i:,}</td></tr>" for i in range(60)
+        f"<tr><td>Line item {i} of the schedule</td><td>$</td><td>{1000 + i:,}</td><td>$</td><td>{900 + i:,}</td></tr>"
+        for i in range(60)
     )
-    padding = "<p>" + "The Company evaluates these estimates on an ongoing basis. " * 30 + "</p><table>" + rows + "</table>"
+    padding = (
+        "<p>" + "The Company evaluates these estimates on an ongoing basis. " * 30 + "</p><table>" + rows + "</table>"
+    )
     parts = ["<html><body>"]
     for line in EXCERPT.read_text(encoding="utf-8").split("\n"):
         parts.append(f"<p>{html.escape(line)}</p>")
@@ -70,9 +73,15 @@ def main() -> int:
     document = Document(id="generated", path="generated.htm", format="html", text=text, metadata=meta, grids=grids)
     find, section = best(args.repeat, lambda: find_note(document))
     ratio = find / parse
-    print(f"whole filing: {len(raw) / 1e6:.1f} MB of HTML, {len(text) / 1e6:.2f} M characters rendered, {len(grids)} tables")
-    print(f"parse (floor): {parse:.3f} s; find the note: {find:.3f} s = {ratio:.3f}x the parse (target < {TARGET_FRACTION}x)")
-    print(f"found: {section.title!r}, {section.end - section.start:,} characters" if section else "found: nothing (wrong)")
+    print(
+        f"whole filing: {len(raw) / 1e6:.1f} MB of HTML, {len(text) / 1e6:.2f} M characters rendered, {len(grids)} tables"
+    )
+    print(
+        f"parse (floor): {parse:.3f} s; find the note: {find:.3f} s = {ratio:.3f}x the parse (target < {TARGET_FRACTION}x)"
+    )
+    print(
+        f"found: {section.title!r}, {section.end - section.start:,} characters" if section else "found: nothing (wrong)"
+    )
     return 0 if section and ratio < TARGET_FRACTION else 1
 
 

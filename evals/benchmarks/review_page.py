@@ -28,8 +28,12 @@ from extractor.review.app import create_app
 from extractor.validator import validate
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT = [ROOT / "tests/fixtures/000_a279831d03f6579a.txt", ROOT / "evals/suites/real/documents/meta-10k-2024.html",
-           ROOT / "evals/suites/real/documents/wmt-10k-2025.html", ROOT / "evals/suites/real/documents/aaoi-10k-2013.html"]
+DEFAULT = [
+    ROOT / "tests/fixtures/000_a279831d03f6579a.txt",
+    ROOT / "evals/suites/real/documents/meta-10k-2024.html",
+    ROOT / "evals/suites/real/documents/wmt-10k-2025.html",
+    ROOT / "evals/suites/real/documents/aaoi-10k-2013.html",
+]
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 VERSION = re.compile(r'name="version" value="(\d+)"')
 RUNS = 5
@@ -50,7 +54,9 @@ def measure(path: Path, folder: Path) -> str:
     item_id = queue.add(extraction, absolute_ref(str(path)), EntryReason.validation, "benchmark")
     client = TestClient(create_app(queue, Path("/")), base_url="http://127.0.0.1:8000", follow_redirects=False)
     login = client.get("/login")
-    client.post("/login", data={"csrf": _first(CSRF, login.text), "name": "bench", "secret": add_reviewer(queue, "bench")})
+    client.post(
+        "/login", data={"csrf": _first(CSRF, login.text), "name": "bench", "secret": add_reviewer(queue, "bench")}
+    )
     csrf = _first(CSRF, client.get("/").text)
     client.post(f"/items/{item_id}/claim", data={"csrf": csrf})
     fields = value_fields(extraction.note)
@@ -68,13 +74,17 @@ def measure(path: Path, folder: Path) -> str:
         assert saved.status_code == 303, saved.text[:300]
     validation = extraction.validation
     unexplained = sum(len(f.numbers) for f in validation.findings)
-    return (f"{path.name:38} {len(fields):6} {len(validation.findings):8} {unexplained:11} {size / 1024:8.0f} "
-            f"{statistics.median(pages) * 1000:9.0f} {statistics.median(saves) * 1000:9.0f}")
+    return (
+        f"{path.name:38} {len(fields):6} {len(validation.findings):8} {unexplained:11} {size / 1024:8.0f} "
+        f"{statistics.median(pages) * 1000:9.0f} {statistics.median(saves) * 1000:9.0f}"
+    )
 
 
 def main() -> None:
     paths = [Path(p) for p in sys.argv[1:]] or DEFAULT
-    print(f"{'document':38} {'values':>6} {'findings':>8} {'unexplained':>11} {'page KB':>8} {'page ms':>9} {'save ms':>9}")
+    print(
+        f"{'document':38} {'values':>6} {'findings':>8} {'unexplained':>11} {'page KB':>8} {'page ms':>9} {'save ms':>9}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         for path in paths:
             print(measure(path, Path(folder)), flush=True)

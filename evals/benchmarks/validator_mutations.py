@@ -42,12 +42,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from extractor.loaders import load  # noqa: E402
 from extractor.document import Document  # noqa: E402
+from extractor.loaders import load  # noqa: E402
+from extractor.schemas.facts import Fact, read_facts  # noqa: E402
 from extractor.validator import SourceText, read_accepted, relation_members, validate_facts  # noqa: E402
 from extractor.validator.coverage import blocks  # noqa: E402
 from extractor.validator.grounding import printed_magnitude, readback_exponent  # noqa: E402
-from extractor.schemas.facts import Fact, read_facts  # noqa: E402
 
 FAMILIES = ("grounding", "scale", "rollforward", "totals", "consistency", "plausibility", "coverage")
 DROPS = ("fact", "row", "table", "prose fact")
@@ -80,7 +80,9 @@ def digit(facts: list[Fact], i: int, rng: random.Random, source: SourceText) -> 
     text = format(printed, "f")
     positions = [p for p, char in enumerate(text) if char.isdigit()]
     position = rng.choice(positions)
-    choices = [d for d in "0123456789" if d != text[position] and not (position == 0 and d == "0" and len(positions) > 1)]
+    choices = [
+        d for d in "0123456789" if d != text[position] and not (position == 0 and d == "0" and len(positions) > 1)
+    ]
     changed = Decimal(text[:position] + rng.choice(choices) + text[position + 1 :])
     return _replace(facts, i, value=changed.scaleb(exponent))
 
@@ -238,7 +240,9 @@ def run_drops() -> tuple[list[Omission], dict[str, int]]:
                 left = [f for i, f in enumerate(facts) if i not in set(members)]
                 result = validate_facts(left, document, accepted)
                 new = [f for f in result.findings if f.id not in known]
-                omissions.append(Omission(stem, kind, what, {f.family for f in new}, any(f.severity == "error" for f in new)))
+                omissions.append(
+                    Omission(stem, kind, what, {f.family for f in new}, any(f.severity == "error" for f in new))
+                )
     return omissions, baseline_errors
 
 
@@ -252,8 +256,10 @@ def drop_table(omissions: list[Omission]) -> None:
         fired = Counter(f for o in rows for f in o.families)
         detected = sum(1 for o in rows if o.families)
         errors = sum(1 for o in rows if o.error)
-        print(f"{kind:<12}{len(rows):>6}{share(detected, len(rows)):>10}{share(errors, len(rows)):>10}"
-              + "".join(f"{share(fired[f], len(rows)):>13}" for f in FAMILIES))
+        print(
+            f"{kind:<12}{len(rows):>6}{share(detected, len(rows)):>10}{share(errors, len(rows)):>10}"
+            + "".join(f"{share(fired[f], len(rows)):>13}" for f in FAMILIES)
+        )
 
 
 def share(part: int, whole: int) -> str:
@@ -262,7 +268,9 @@ def share(part: int, whole: int) -> str:
 
 def table(title: str, outcomes: list[Outcome], mode: str) -> None:
     print(f"\n{title}")
-    header = f"{'mutation':<10}{'n':>6}{'detected':>10}{'as error':>10}{'relations':>11}" + "".join(f"{f:>13}" for f in FAMILIES)
+    header = f"{'mutation':<10}{'n':>6}{'detected':>10}{'as error':>10}{'relations':>11}" + "".join(
+        f"{f:>13}" for f in FAMILIES
+    )
     print(header)
     print("-" * len(header))
     groups: dict[str, list[Outcome]] = defaultdict(list)
@@ -283,15 +291,25 @@ def table(title: str, outcomes: list[Outcome], mode: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=7, help="seed for digit positions, swap partners and invented numbers")
-    parser.add_argument("--show-undetected", type=int, default=40, help="how many undetected-by-relations cases to list")
+    parser.add_argument(
+        "--seed", type=int, default=7, help="seed for digit positions, swap partners and invented numbers"
+    )
+    parser.add_argument(
+        "--show-undetected", type=int, default=40, help="how many undetected-by-relations cases to list"
+    )
     args = parser.parse_args()
     outcomes, baseline, per_validation = run(args.seed)
     related = [o for o in outcomes if o.related]
-    print(f"gold files: {len(baseline)}; mutations: {len(outcomes)} ({len(related)} on facts in a relation); "
-          f"{per_validation * 1000:.1f} ms per validation")
+    print(
+        f"gold files: {len(baseline)}; mutations: {len(outcomes)} ({len(related)} on facts in a relation); "
+        f"{per_validation * 1000:.1f} ms per validation"
+    )
     for mode in ("document", "spans only"):
-        table(f"== all facts, validated against the {'document text' if mode == 'document' else 'span texts only'} ==", outcomes, mode)
+        table(
+            f"== all facts, validated against the {'document text' if mode == 'document' else 'span texts only'} ==",
+            outcomes,
+            mode,
+        )
         table(f"== facts in an arithmetic or cross-table relation ({mode}) ==", related, mode)
 
     def rate(rows: list[Outcome], mode: str, test: Callable[[Outcome], bool]) -> float:
@@ -300,7 +318,11 @@ def main() -> int:
     invented_rows = [o for o in outcomes if o.kind in ("invented", "inv+span")]
     checks = [
         ("related facts, any rule (document)", rate(related, "document", lambda o: bool(o.families["document"])), 0.95),
-        ("related facts, any rule (spans only)", rate(related, "spans only", lambda o: bool(o.families["spans only"])), 0.95),
+        (
+            "related facts, any rule (spans only)",
+            rate(related, "spans only", lambda o: bool(o.families["spans only"])),
+            0.95,
+        ),
         ("invented numbers flagged as errors", rate(invented_rows, "document", lambda o: o.errors["document"]), 1.0),
     ]
     print("\n== targets ==")
@@ -311,19 +333,25 @@ def main() -> int:
         ok &= met
         print(f"{name:<48}{100 * value:>7.1f}%   target {100 * target:.0f}%  {'ok' if met else 'MISSED'}")
     relations_rate = rate(related, "document", lambda o: bool(o.families["document"] & RELATION_FAMILIES))
-    print(f"{'related facts, relation rules alone (document)':<48}{100 * relations_rate:>7.1f}%   (no target: grounding usually fires first)")
+    print(
+        f"{'related facts, relation rules alone (document)':<48}{100 * relations_rate:>7.1f}%   (no target: grounding usually fires first)"
+    )
 
     omissions, baseline_errors = run_drops()
     drop_table(omissions)
-    print(f"{'unmutated gold: error findings (with document)':<48}{sum(baseline_errors.values()):>8}   target 0   "
-          f"{'ok' if not any(baseline_errors.values()) else 'MISSED'}")
+    print(
+        f"{'unmutated gold: error findings (with document)':<48}{sum(baseline_errors.values()):>8}   target 0   "
+        f"{'ok' if not any(baseline_errors.values()) else 'MISSED'}"
+    )
     ok &= not any(baseline_errors.values())
     for kind, target in DROP_TARGETS.items():
         rows = [o for o in omissions if o.kind == kind]
         value = sum(1 for o in rows if o.families) / len(rows) if rows else 1.0
         met = value >= target
         ok &= met
-        print(f"{'left out: one ' + kind + ', detected':<48}{100 * value:>7.1f}%   target {100 * target:.0f}%  {'ok' if met else 'MISSED'}")
+        print(
+            f"{'left out: one ' + kind + ', detected':<48}{100 * value:>7.1f}%   target {100 * target:.0f}%  {'ok' if met else 'MISSED'}"
+        )
     quiet = [o for o in omissions if not o.families and o.kind != "fact"]
     print(f"\n== omissions of a row, table or prose fact nothing noticed: {len(quiet)} ==")
     for omission in quiet[: args.show_undetected]:
@@ -332,13 +360,17 @@ def main() -> int:
     undetected = [o for o in outcomes if not o.families["document"]]
     print(f"\n== undetected with the document: {len(undetected)} ==")
     for o in undetected:
-        print(f"  {o.stem[:3]} {o.kind:<8} {o.fact.concept} {o.fact.dims} {o.fact.period.end_date}: {o.fact.value:f} -> {o.mutated_value:f}")
+        print(
+            f"  {o.stem[:3]} {o.kind:<8} {o.fact.concept} {o.fact.dims} {o.fact.period.end_date}: {o.fact.value:f} -> {o.mutated_value:f}"
+        )
     missed = [o for o in related if not o.families["document"] & RELATION_FAMILIES]
     print(f"\n== related facts the relation rules alone miss: {len(missed)} (first {args.show_undetected}) ==")
     for o in missed[: args.show_undetected]:
         caught = ",".join(sorted(o.families["document"])) or "nothing"
-        print(f"  {o.stem[:3]} {o.kind:<8} {o.fact.concept.split('Award')[-1]} {o.fact.dims} {o.fact.period.end_date}: "
-              f"{o.fact.value:f} -> {o.mutated_value:f} (caught by {caught})")
+        print(
+            f"  {o.stem[:3]} {o.kind:<8} {o.fact.concept.split('Award')[-1]} {o.fact.dims} {o.fact.period.end_date}: "
+            f"{o.fact.value:f} -> {o.mutated_value:f} (caught by {caught})"
+        )
     return 0 if ok else 1
 
 

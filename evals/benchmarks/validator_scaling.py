@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from extractor.backends import rules  # noqa: E402
 from extractor.loaders import load_text  # noqa: E402
-from extractor.validator import validate  # noqa: E402
 from extractor.schemas.concepts import iter_facts  # noqa: E402
+from extractor.validator import validate  # noqa: E402
 
 TARGET_SECONDS = 5.0
 TARGET_ROWS = 8000
@@ -95,8 +95,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is printed")
     parser.add_argument("--tables", nargs="+", choices=list(SHAPES), default=list(SHAPES))
     args = parser.parse_args()
-    print(f"{'table':<14}{'rows':>7}{'MB':>7}{'facts':>8}{'extract s':>11}{'validate s':>12}{'validate/extract':>18}"
-          "   growth from the row above (extract, validate)")
+    print(
+        f"{'table':<14}{'rows':>7}{'MB':>7}{'facts':>8}{'extract s':>11}{'validate s':>12}{'validate/extract':>18}"
+        "   growth from the row above (extract, validate)"
+    )
     worst = 0.0
     for name in args.tables:
         previous: tuple[float, float] | None = None
@@ -104,14 +106,18 @@ def main() -> int:
             html = SHAPES[name](rows)
             floor, validating, facts = measure(html, args.repeat)
             growth = f"   x{floor / previous[0]:.1f}, x{validating / previous[1]:.1f}" if previous else ""
-            print(f"{name:<14}{rows:>7}{len(html) / 1e6:>7.2f}{facts:>8}{floor:>11.2f}{validating:>12.2f}"
-                  f"{validating / floor:>17.1f}x{growth}")
+            print(
+                f"{name:<14}{rows:>7}{len(html) / 1e6:>7.2f}{facts:>8}{floor:>11.2f}{validating:>12.2f}"
+                f"{validating / floor:>17.1f}x{growth}"
+            )
             previous = floor, validating
             if rows == TARGET_ROWS:
                 worst = max(worst, validating)
     if TARGET_ROWS in args.rows:
         met = worst < TARGET_SECONDS
-        print(f"validator on {TARGET_ROWS:,} rows: {worst:.2f} s (target under {TARGET_SECONDS:.0f} s) {'ok' if met else 'MISSED'}")
+        print(
+            f"validator on {TARGET_ROWS:,} rows: {worst:.2f} s (target under {TARGET_SECONDS:.0f} s) {'ok' if met else 'MISSED'}"
+        )
         return 0 if met else 1
     return 0
 

@@ -15,7 +15,6 @@ from extractor.evals.harness.metrics import Counts
 from extractor.evals.harness.outcomes import FactKey, FactOutcome
 from extractor.evals.harness.runner import EvalRun
 
-
 # Below six documents, even every document moving the same way cannot reach p < 0.05 under a
 # two-sided sign test (2 / 2**5 = 0.0625), and a bootstrap over so few has no spread to speak of.
 MIN_DOCUMENTS = 6
@@ -70,7 +69,9 @@ def compare(baseline: EvalRun, candidate: EvalRun, resamples: int = 2000, seed: 
     Gold facts are matched across runs by key and gold value (gold may print one key twice);
     extras by key as counts, since a run can predict the same fact more than once.
     """
-    result = Comparison(baseline=baseline, candidate=candidate, same_gold=baseline.suite_fingerprint == candidate.suite_fingerprint)
+    result = Comparison(
+        baseline=baseline, candidate=candidate, same_gold=baseline.suite_fingerprint == candidate.suite_fingerprint
+    )
     before, after = _gold_rows(baseline), _gold_rows(candidate)
     for key in sorted(before.keys() | after.keys(), key=str):
         old, new = before.get(key), after.get(key)
@@ -82,8 +83,8 @@ def compare(baseline: EvalRun, candidate: EvalRun, resamples: int = 2000, seed: 
     old_extras, new_extras = _extras(baseline), _extras(candidate)
     for extra in sorted(old_extras.keys() | new_extras.keys()):
         was, now = old_extras.get(extra, []), new_extras.get(extra, [])
-        result.new_extras += [Change(extra, None, row) for row in now[len(was):]]
-        result.extras_gone += [Change(extra, row, None) for row in was[len(now):]]
+        result.new_extras += [Change(extra, None, row) for row in now[len(was) :]]
+        result.extras_gone += [Change(extra, row, None) for row in was[len(now) :]]
     documents = sorted({d.id for d in baseline.documents} & {d.id for d in candidate.documents})
     result.documents = len(documents)
     before_counts, after_counts = baseline.metrics().by_document, candidate.metrics().by_document
@@ -111,8 +112,10 @@ def _delta(pairs: list[tuple[Counts, Counts]]) -> float:
 
 def _pooled(counts: list[Counts]) -> Counts:
     return Counts(
-        gold=sum(c.gold for c in counts), predicted=sum(c.predicted for c in counts),
-        found=sum(c.found for c in counts), correct=sum(c.correct for c in counts),
+        gold=sum(c.gold for c in counts),
+        predicted=sum(c.predicted for c in counts),
+        found=sum(c.found for c in counts),
+        correct=sum(c.correct for c in counts),
     )
 
 

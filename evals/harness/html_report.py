@@ -10,16 +10,16 @@ import re
 from html import escape
 from pathlib import Path
 
+from extractor.document import LoadError
 from extractor.evals.harness.compare import Change, Comparison
 from extractor.evals.harness.metrics import Counts, ordered_groups
 from extractor.evals.harness.outcomes import LABELS, FactOutcome, describe
 from extractor.evals.harness.runner import EvalRun, Metrics
 from extractor.evals.harness.store import RunSummary
-from extractor.suites import Suite
 from extractor.evals.harness.terminal import SCORE_COLUMNS, run_header
-from extractor.document import LoadError
 from extractor.loaders import load
 from extractor.render import dims_text, period_text, short_concept
+from extractor.suites import Suite
 
 MAX_TEXT = 400_000  # characters of one document shown; beyond that the text is cut (and says so)
 
@@ -73,8 +73,11 @@ def render_report(
     for result in run.documents:
         rows = [r for r in run.outcomes if r.document == result.id]
         text, note = _document_text(documents.get(result.id), same_suite)
-        body.append(_document_section(result, rows, metrics.by_document[result.id], text, note, documents.get(result.id),
-                                      anchors[result.id]))
+        body.append(
+            _document_section(
+                result, rows, metrics.by_document[result.id], text, note, documents.get(result.id), anchors[result.id]
+            )
+        )
     body.append("</main>")
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -92,17 +95,27 @@ def write_report(path: Path, html: str) -> Path:
 def _cards(m: Metrics) -> str:
     o = m.overall
     cards = [
-        ("F1", f"{o.f1:.3f}"), ("precision", f"{o.precision:.3f}"), ("recall", f"{o.recall:.3f}"),
-        ("found F1", f"{o.found_f1:.3f}"), ("value accuracy", f"{o.value_accuracy:.3f}"),
+        ("F1", f"{o.f1:.3f}"),
+        ("precision", f"{o.precision:.3f}"),
+        ("recall", f"{o.recall:.3f}"),
+        ("found F1", f"{o.found_f1:.3f}"),
+        ("value accuracy", f"{o.value_accuracy:.3f}"),
         ("grounding", "—" if m.grounding_rate is None else f"{m.grounding_rate:.1%}"),
         ("validation passed", "—" if m.validation_pass_rate is None else f"{m.validation_pass_rate:.0%}"),
         ("documents", f"{m.documents} ({m.failed_documents} failed)"),
     ]
     if m.usage is not None:
         cost = "no price" if m.usage.cost_usd is None else f"${m.usage.cost_usd:.4f}"
-        cards += [("tokens in/out", f"{m.usage.prompt_tokens:,}/{m.usage.completion_tokens:,}"), ("cost", cost),
-                  ("LLM latency", f"{m.usage.latency_seconds:.1f} s")]
-    return '<div class="cards">' + "".join(f'<div class="card"><b>{escape(v)}</b>{escape(k)}</div>' for k, v in cards) + "</div>"
+        cards += [
+            ("tokens in/out", f"{m.usage.prompt_tokens:,}/{m.usage.completion_tokens:,}"),
+            ("cost", cost),
+            ("LLM latency", f"{m.usage.latency_seconds:.1f} s"),
+        ]
+    return (
+        '<div class="cards">'
+        + "".join(f'<div class="card"><b>{escape(v)}</b>{escape(k)}</div>' for k, v in cards)
+        + "</div>"
+    )
 
 
 def _scores(title: str, first: str, rows: dict[str, Counts], total: Counts | None = None) -> str:
@@ -119,7 +132,15 @@ def _table(headers: tuple[str, ...], rows: list[str]) -> str:
 
 
 def _score_row(name: str, c: Counts, attrs: str = "") -> str:
-    cells = (c.gold, c.predicted, f"{c.found_f1:.3f}", f"{c.value_accuracy:.3f}", f"{c.precision:.3f}", f"{c.recall:.3f}", f"{c.f1:.3f}")
+    cells = (
+        c.gold,
+        c.predicted,
+        f"{c.found_f1:.3f}",
+        f"{c.value_accuracy:.3f}",
+        f"{c.precision:.3f}",
+        f"{c.recall:.3f}",
+        f"{c.f1:.3f}",
+    )
     return f"<tr{attrs}><td>{name}</td>" + "".join(f"<td>{v}</td>" for v in cells) + "</tr>"
 
 
@@ -137,14 +158,22 @@ def _document_index(run: EvalRun, metrics: Metrics, anchors: dict[str, str]) -> 
     rows = []
     for d in run.documents:
         c = metrics.by_document[d.id]
-        status = "extracted" if d.status == "extracted" else f'<span class="bad">failed: {escape(d.reason or "")}</span>'
-        validation = "—" if d.passed is None else ('<span class="good">passed</span>' if d.passed else '<span class="bad">failed</span>')
+        status = (
+            "extracted" if d.status == "extracted" else f'<span class="bad">failed: {escape(d.reason or "")}</span>'
+        )
+        validation = (
+            "—"
+            if d.passed is None
+            else ('<span class="good">passed</span>' if d.passed else '<span class="bad">failed</span>')
+        )
         rows.append(
             f'<tr><td><a href="#{anchors[d.id]}">{escape(d.id)}</a></td><td class="l">{escape(d.format)}</td>'
             f'<td class="l">{status}</td><td class="l">{validation}</td><td>{c.gold}</td><td>{c.predicted}</td>'
             f"<td>{c.correct}</td><td>{c.f1:.3f}</td></tr>"
         )
-    return "<h2>Documents</h2>" + _table(("document (open)", "format", "status", "validation", "gold", "predicted", "right", "F1"), rows)
+    return "<h2>Documents</h2>" + _table(
+        ("document (open)", "format", "status", "validation", "gold", "predicted", "right", "F1"), rows
+    )
 
 
 def _comparison(c: Comparison, anchors: dict[str, str]) -> str:
@@ -157,7 +186,11 @@ def _comparison(c: Comparison, anchors: dict[str, str]) -> str:
     ]
     if not c.same_gold:
         lines.append('<p class="bad">The suite\'s documents or gold changed between these runs.</p>')
-    for title, changes in (("Newly wrong", c.newly_wrong), ("New extras", c.new_extras), ("Newly right", c.newly_right)):
+    for title, changes in (
+        ("Newly wrong", c.newly_wrong),
+        ("New extras", c.new_extras),
+        ("Newly right", c.newly_right),
+    ):
         if changes:
             lines.append(f"<h3>{title} ({len(changes)})</h3>" + _changes(changes, anchors))
     return "".join(lines)
@@ -195,16 +228,23 @@ def _chart(history: list[RunSummary], current: int | None) -> str:
     points = [(left + i * step, y(run.f1)) for i, run in enumerate(history)]
     parts = [f'<svg width="{width}" height="{height}" role="img" aria-label="F1 per run">']
     for tick in (0, 0.25, 0.5, 0.75, 1):
-        parts.append(f'<line x1="{left}" x2="{width - 10}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#e3e6eb"/>'
-                     f'<text x="4" y="{y(tick) + 4:.1f}">{tick:.2f}</text>')
-    parts.append('<polyline fill="none" stroke="#1d6cff" stroke-width="2" points="'
-                 + " ".join(f"{x:.1f},{py:.1f}" for x, py in points) + '"/>')
+        parts.append(
+            f'<line x1="{left}" x2="{width - 10}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" stroke="#e3e6eb"/>'
+            f'<text x="4" y="{y(tick) + 4:.1f}">{tick:.2f}</text>'
+        )
+    parts.append(
+        '<polyline fill="none" stroke="#1d6cff" stroke-width="2" points="'
+        + " ".join(f"{x:.1f},{py:.1f}" for x, py in points)
+        + '"/>'
+    )
     for (x, py), run in zip(points, history):
         color = "#d93025" if run.id == current else "#1d6cff"
         what = " · ".join(filter(None, [run.backend, run.model, run.prompt_id, run.label]))
-        parts.append(f'<circle cx="{x:.1f}" cy="{py:.1f}" r="5" fill="{color}"><title>run {run.id} · {escape(what)} · '
-                     f'F1 {run.f1:.3f} · {escape(run.created)}</title></circle>'
-                     f'<text x="{x - 8:.1f}" y="{height - 10}">#{run.id}</text>')
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{py:.1f}" r="5" fill="{color}"><title>run {run.id} · {escape(what)} · '
+            f"F1 {run.f1:.3f} · {escape(run.created)}</title></circle>"
+            f'<text x="{x - 8:.1f}" y="{height - 10}">#{run.id}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -222,12 +262,16 @@ def _document_text(document, same_suite: bool) -> tuple[str | None, str]:
     return text[:MAX_TEXT], note.strip()
 
 
-def _document_section(result, rows: list[FactOutcome], counts: Counts, text: str | None, note: str, document, anchor: str) -> str:
+def _document_section(
+    result, rows: list[FactOutcome], counts: Counts, text: str | None, note: str, document, anchor: str
+) -> str:
     key = escape(result.id)
     meta = ""
     if document is not None:
         meta = f"{escape(document.format)} · {escape(', '.join(document.tags))} · {escape(document.source)}"
-    status = "" if result.status == "extracted" else f'<p class="bad">Extraction failed: {escape(result.reason or "")}</p>'
+    status = (
+        "" if result.status == "extracted" else f'<p class="bad">Extraction failed: {escape(result.reason or "")}</p>'
+    )
     findings = "".join(
         f'<li class="{escape(f.severity)}"><b>{escape(f.rule)}</b> {escape(f.message)}</li>' for f in result.findings
     )
@@ -261,7 +305,9 @@ def _document_section(result, rows: list[FactOutcome], counts: Counts, text: str
 Mark = tuple[int, int, str, str, str]  # start, end, css class, element id, tooltip
 
 
-def _marks(anchor: str, rows: list[FactOutcome]) -> tuple[list[Mark], list[Mark], dict[int, tuple[str | None, str | None]]]:
+def _marks(
+    anchor: str, rows: list[FactOutcome]
+) -> tuple[list[Mark], list[Mark], dict[int, tuple[str | None, str | None]]]:
     """Highlights for both panes, and for each fact the ids of its gold and predicted marks."""
     gold: list[Mark] = []
     predicted: list[Mark] = []
@@ -309,13 +355,15 @@ def _facts_table(rows: list[FactOutcome], targets: dict[int, tuple[str | None, s
     for n, row in enumerate(rows):
         gold_id, predicted_id = (t if t in drawn else None for t in targets[n])
         gold = _link(gold_id, _num(row.gold_value), row.gold_source.text if row.gold_source else None)
-        predicted = _link(predicted_id, _num(row.predicted_value), row.predicted_source.text if row.predicted_source else None)
+        predicted = _link(
+            predicted_id, _num(row.predicted_value), row.predicted_source.text if row.predicted_source else None
+        )
         if row.predicted_value is not None and row.predicted_source is None:
             predicted += ' <span class="bad">(ungrounded)</span>'
         body.append(
             f'<tr><td class="{row.outcome}">{LABELS[row.outcome]}</td><td class="l">{escape(row.group)}</td>'
             f'<td class="l">{escape(short_concept(row.concept))}</td><td class="l">{escape(dims_text(sorted(row.dims.items())))}</td>'
-            f"<td>{period_text(row.period)}</td><td>{gold}</td><td>{predicted}</td><td class=\"l\">{escape(row.unit)}</td></tr>"
+            f'<td>{period_text(row.period)}</td><td>{gold}</td><td>{predicted}</td><td class="l">{escape(row.unit)}</td></tr>'
         )
     return _table(("outcome", "group", "concept", "dims", "period", "gold", "predicted", "unit"), body)
 

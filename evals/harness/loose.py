@@ -29,16 +29,26 @@ from extractor.suites import TaggedFact, end_of, read_tagged  # noqa: F401 - rea
 
 # XBRL member local-name fragments -> award class, first match wins (score_real.py AWARD_WORDS).
 AWARD_WORDS: tuple[tuple[str, str], ...] = (
-    ("appreciation", "sar"), ("sar", "sar"), ("performance", "psu"), ("market", "msu"),
-    ("deferred", "dsu"), ("restrictedstockunit", "rsu"), ("rsu", "rsu"), ("stockunit", "rsu"),
-    ("purchase", "espp"), ("espp", "espp"), ("restrictedstock", "restricted_stock"),
-    ("restrictedshare", "rsu"), ("option", "option"),
+    ("appreciation", "sar"),
+    ("sar", "sar"),
+    ("performance", "psu"),
+    ("market", "msu"),
+    ("deferred", "dsu"),
+    ("restrictedstockunit", "rsu"),
+    ("rsu", "rsu"),
+    ("stockunit", "rsu"),
+    ("purchase", "espp"),
+    ("espp", "espp"),
+    ("restrictedstock", "restricted_stock"),
+    ("restrictedshare", "rsu"),
+    ("option", "option"),
 )
 AWARD_AXES = ("awardtypeaxis", "plannameaxis", "equitycomponentsaxis")
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 # -- the rules ------------------------------------------------------------------------------------
+
 
 def award_of(member: str) -> str:
     """Award class of an XBRL member by name fragments; 'other' when none applies."""
@@ -100,6 +110,7 @@ def visible(item: dict[str, Any]) -> bool:
 
 # -- scoring --------------------------------------------------------------------------------------
 
+
 class LooseCounts(BaseModel):
     """Loose recall, concept recall and tag-backed precision of one document, or summed over many."""
 
@@ -124,7 +135,7 @@ class LooseCounts(BaseModel):
     def tag_backed_precision(self) -> float:
         return self.backed / max(self.predicted, 1)
 
-    def add(self, other: "LooseCounts") -> None:
+    def add(self, other: LooseCounts) -> None:
         self.gold += other.gold
         self.found += other.found
         self.concept_found += other.concept_found
@@ -133,8 +144,13 @@ class LooseCounts(BaseModel):
 
     def totals(self) -> dict[str, float | int]:
         """The figures run_real.sh prints, rounded the same way."""
-        return {"gold": self.gold, "loose_recall": round(self.loose_recall, 3), "concept_recall": round(self.concept_recall, 3),
-                "tag_backed_precision": round(self.tag_backed_precision, 3), "predicted": self.predicted}
+        return {
+            "gold": self.gold,
+            "loose_recall": round(self.loose_recall, 3),
+            "concept_recall": round(self.concept_recall, 3),
+            "tag_backed_precision": round(self.tag_backed_precision, 3),
+            "predicted": self.predicted,
+        }
 
 
 @dataclass(frozen=True)
@@ -144,14 +160,20 @@ class LooseMiss:
     printed: str
 
 
-def loose_score(predicted: Sequence[Fact], gold: Sequence[TaggedFact], tagged: Sequence[TaggedFact]) -> tuple[LooseCounts, list[LooseMiss]]:
+def loose_score(
+    predicted: Sequence[Fact], gold: Sequence[TaggedFact], tagged: Sequence[TaggedFact]
+) -> tuple[LooseCounts, list[LooseMiss]]:
     """Score one document: `gold` the visible facts, `tagged` every fact the filer tagged."""
-    preds = [(abs(p.value), p.period.end_date.isoformat(), p.dims.get("award"), norm_concept(p.concept)) for p in predicted]
+    preds = [
+        (abs(p.value), p.period.end_date.isoformat(), p.dims.get("award"), norm_concept(p.concept)) for p in predicted
+    ]
     counts = LooseCounts(gold=len(gold))
     misses: list[LooseMiss] = []
     for g in gold:
         award, concept = gold_award(g.dims), norm_concept(g.concept)
-        hits = [p for p in preds if near(p[1], g.end) and (award is None or p[2] == award) and agree(p[0], abs(g.value))]
+        hits = [
+            p for p in preds if near(p[1], g.end) and (award is None or p[2] == award) and agree(p[0], abs(g.value))
+        ]
         if hits:
             counts.found += 1
             counts.concept_found += any(p[3] == concept for p in hits)

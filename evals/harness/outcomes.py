@@ -11,10 +11,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from extractor.scoring import score
 from extractor.schemas.concepts import concept_group
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period, SourceSpan
+from extractor.scoring import score
 
 Outcome = Literal["correct", "wrong_value", "missed", "extra"]
 LABELS: dict[str, str] = {"correct": "right", "wrong_value": "wrong value", "missed": "missed", "extra": "extra"}
@@ -66,7 +66,9 @@ def fact_outcomes(document: str, predicted: list[Fact], gold: list[Fact]) -> lis
     result = score(predicted, gold)
     rows: list[FactOutcome] = []
     rows += [_outcome(document, "correct", gold_fact, predicted_fact) for predicted_fact, gold_fact in result.right]
-    rows += [_outcome(document, "wrong_value", gold_fact, predicted_fact) for predicted_fact, gold_fact in result.wrong_value]
+    rows += [
+        _outcome(document, "wrong_value", gold_fact, predicted_fact) for predicted_fact, gold_fact in result.wrong_value
+    ]
     rows += [_outcome(document, "missed", gold_fact, None) for gold_fact in result.missed]
     rows += [_outcome(document, "extra", None, predicted_fact) for predicted_fact in result.extra]
     return sorted(rows, key=_position)

@@ -8,21 +8,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from extractor.evals.harness.loose import LooseCounts, loose_score
-from extractor.evals.harness.metrics import Counts, grounding_rate, tally, tally_by
-from extractor.evals.harness.outcomes import FactOutcome, fact_outcomes
-from extractor.suites import Suite, SuiteDocument
 from extractor.attempt import attempt
 from extractor.code_version import code_version
 from extractor.document import Document
+from extractor.evals.harness.loose import LooseCounts, loose_score
+from extractor.evals.harness.metrics import Counts, grounding_rate, tally, tally_by
+from extractor.evals.harness.outcomes import FactOutcome, fact_outcomes
 from extractor.extraction import Extraction
 from extractor.llm.usage import Usage
 from extractor.schemas.concepts import to_facts
+from extractor.suites import Suite, SuiteDocument
 
 
 class FindingSummary(BaseModel):
@@ -147,7 +147,7 @@ def run_suite(
         if on_document:
             on_document(document)
     return EvalRun(
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
         suite=suite.name,
         suite_fingerprint=suite.fingerprint(),
         backend=backend,
@@ -166,8 +166,14 @@ def _run_one(document: SuiteDocument, extract: Extract) -> tuple[DocumentResult,
     tried = attempt(document.path, extract, validated=True, accepted=document.accepted_findings)
     extraction = tried.extraction
     if extraction is None or extraction.validation is None:
-        result = DocumentResult(id=document.id, format=document.format, status="failed", reason=tried.reason,
-                                usage=tried.usage, seconds=time.perf_counter() - started)
+        result = DocumentResult(
+            id=document.id,
+            format=document.format,
+            status="failed",
+            reason=tried.reason,
+            usage=tried.usage,
+            seconds=time.perf_counter() - started,
+        )
         return result, None
     validation = extraction.validation
     result = DocumentResult(

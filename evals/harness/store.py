@@ -1,6 +1,6 @@
 """Eval runs in a local SQLite file: one row per run, one row per fact outcome (queryable with SQL).
 
-    SELECT concept, outcome FROM outcomes WHERE run_id = 3 AND outcome != 'correct';
+SELECT concept, outcome FROM outcomes WHERE run_id = 3 AND outcome != 'correct';
 """
 
 from __future__ import annotations
@@ -108,16 +108,39 @@ class RunStore:
             cursor = db.execute(
                 "INSERT INTO runs (created, suite, suite_fingerprint, backend, model, prompt_id, prompt_hash,"
                 " code_version, label, f1, metrics, documents) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (run.created, run.suite, run.suite_fingerprint, run.backend, run.model, run.prompt_id,
-                 run.prompt_hash, run.code_version, run.label, f1, metrics,
-                 _DOCUMENTS.dump_json(run.documents).decode()),
+                (
+                    run.created,
+                    run.suite,
+                    run.suite_fingerprint,
+                    run.backend,
+                    run.model,
+                    run.prompt_id,
+                    run.prompt_hash,
+                    run.code_version,
+                    run.label,
+                    f1,
+                    metrics,
+                    _DOCUMENTS.dump_json(run.documents).decode(),
+                ),
             )
             run_id = int(cursor.lastrowid or 0)
             db.executemany(
                 "INSERT INTO outcomes VALUES (?,?,?,?,?,?,?,?,?,?)",
-                [(run_id, row.document, row.concept, row.key[2], json.dumps(row.dims, sort_keys=True), row.group,
-                  row.outcome, _text(row.gold_value), _text(row.predicted_value), row.model_dump_json())
-                 for row in run.outcomes],
+                [
+                    (
+                        run_id,
+                        row.document,
+                        row.concept,
+                        row.key[2],
+                        json.dumps(row.dims, sort_keys=True),
+                        row.group,
+                        row.outcome,
+                        _text(row.gold_value),
+                        _text(row.predicted_value),
+                        row.model_dump_json(),
+                    )
+                    for row in run.outcomes
+                ],
             )
         run.id = run_id
         return run_id
@@ -126,13 +149,24 @@ class RunStore:
         with self._connect() as db:
             row = db.execute(
                 "SELECT id, created, suite, suite_fingerprint, backend, model, prompt_id, prompt_hash, code_version,"
-                " label, documents FROM runs WHERE id = ?", (run_id,),
+                " label, documents FROM runs WHERE id = ?",
+                (run_id,),
             ).fetchone()
             if row is None:
                 raise StoreError(f"{self.path}: no run {run_id} (see 'extractor eval-runs')")
             facts = db.execute("SELECT fact FROM outcomes WHERE run_id = ? ORDER BY rowid", (run_id,)).fetchall()
-        names = ("id", "created", "suite", "suite_fingerprint", "backend", "model", "prompt_id", "prompt_hash",
-                 "code_version", "label")
+        names = (
+            "id",
+            "created",
+            "suite",
+            "suite_fingerprint",
+            "backend",
+            "model",
+            "prompt_id",
+            "prompt_hash",
+            "code_version",
+            "label",
+        )
         return EvalRun(
             **dict(zip(names, row[:10])),
             documents=_DOCUMENTS.validate_json(row[10]),
@@ -141,8 +175,10 @@ class RunStore:
 
     def runs(self, suite: str | None = None) -> list[RunSummary]:
         """Stored runs, oldest first (of one suite when named)."""
-        query = ("SELECT id, created, suite, backend, model, prompt_id, prompt_hash, code_version, label, f1"
-                 " FROM runs" + (" WHERE suite = ?" if suite else "") + " ORDER BY id")
+        query = (
+            "SELECT id, created, suite, backend, model, prompt_id, prompt_hash, code_version, label, f1"
+            " FROM runs" + (" WHERE suite = ?" if suite else "") + " ORDER BY id"
+        )
         with self._connect() as db:
             rows = db.execute(query, (suite,) if suite else ()).fetchall()
         names = RunSummary.model_fields.keys()

@@ -32,8 +32,15 @@ def _score_table(title: str, first: str, rows: dict[str, Counts], total: Counts 
 
 
 def _cells(c: Counts) -> list[str]:
-    return [str(c.gold), str(c.predicted), f"{c.found_f1:.3f}", f"{c.value_accuracy:.3f}",
-            f"{c.precision:.3f}", f"{c.recall:.3f}", f"{c.f1:.3f}"]
+    return [
+        str(c.gold),
+        str(c.predicted),
+        f"{c.found_f1:.3f}",
+        f"{c.value_accuracy:.3f}",
+        f"{c.precision:.3f}",
+        f"{c.recall:.3f}",
+        f"{c.f1:.3f}",
+    ]
 
 
 def run_header(run: EvalRun) -> str:
@@ -50,12 +57,25 @@ def run_report(run: EvalRun, metrics: Metrics) -> RenderableType:
         documents.add_column(column, justify="right" if column in ("F1", "missed", "wrong", "extra") else "left")
     for result in run.documents:
         counts = metrics.by_document[result.id]
-        validation = "—" if result.passed is None else ("[green]passed[/green]" if result.passed else
-                     f"[red]failed[/red] ({sum(f.severity == 'error' for f in result.findings)} errors)")
+        validation = (
+            "—"
+            if result.passed is None
+            else (
+                "[green]passed[/green]"
+                if result.passed
+                else f"[red]failed[/red] ({sum(f.severity == 'error' for f in result.findings)} errors)"
+            )
+        )
         status = "extracted" if result.status == "extracted" else f"[red]failed[/red]: {escape(result.reason or '')}"
         documents.add_row(
-            escape(result.id), escape(result.format), status, validation, f"{counts.f1:.3f}",
-            str(counts.missed), str(counts.wrong), str(counts.extra),
+            escape(result.id),
+            escape(result.format),
+            status,
+            validation,
+            f"{counts.f1:.3f}",
+            str(counts.missed),
+            str(counts.wrong),
+            str(counts.extra),
         )
     grounding = "—" if metrics.grounding_rate is None else f"{metrics.grounding_rate:.1%}"
     passing = "—" if metrics.validation_pass_rate is None else f"{metrics.validation_pass_rate:.0%}"
@@ -67,8 +87,10 @@ def run_report(run: EvalRun, metrics: Metrics) -> RenderableType:
         lines.append(f"LLM usage: {metrics.usage.summary()}")
     if metrics.loose is not None:
         t = metrics.loose
-        lines.append(f"against the filers' XBRL tags: loose recall {t.loose_recall:.3f} · concept recall {t.concept_recall:.3f}"
-                     f" · tag-backed precision {t.tag_backed_precision:.3f} · {t.gold} gold, {t.predicted} predicted")
+        lines.append(
+            f"against the filers' XBRL tags: loose recall {t.loose_recall:.3f} · concept recall {t.concept_recall:.3f}"
+            f" · tag-backed precision {t.tag_backed_precision:.3f} · {t.gold} gold, {t.predicted} predicted"
+        )
     return Group(
         Text(run_header(run), style="bold"),
         _score_table("By concept group", "group", ordered_groups(metrics.by_group), metrics.overall),
@@ -80,8 +102,17 @@ def run_report(run: EvalRun, metrics: Metrics) -> RenderableType:
     )
 
 
-LOOSE_COLUMNS = ("gold", "found", "loose recall", "concept recall", "backed", "predicted", "tag-backed precision",
-                 "coverage", "validation")
+LOOSE_COLUMNS = (
+    "gold",
+    "found",
+    "loose recall",
+    "concept recall",
+    "backed",
+    "predicted",
+    "tag-backed precision",
+    "coverage",
+    "validation",
+)
 GATE_LOW, GATE_HIGH, GATE_PASS_SHARE = 0.5, 0.85, 0.7  # issue 19: the validator's verdict against recall
 
 
@@ -94,10 +125,12 @@ class Gate:
     high: list[DocumentResult]  # GATE_HIGH or more: at least GATE_PASS_SHARE of them must pass
 
     @classmethod
-    def of(cls, results: list[DocumentResult]) -> "Gate":
-        judged = [r for r in results if r.loose is not None and r.passed is not None and r.loose.gold]
-        return cls([r for r in judged if r.loose.loose_recall < GATE_LOW],  # type: ignore[union-attr]
-                   [r for r in judged if r.loose.loose_recall >= GATE_HIGH])  # type: ignore[union-attr]
+    def of(cls, results: list[DocumentResult]) -> Gate:
+        judged = [(r, r.loose) for r in results if r.loose is not None and r.passed is not None and r.loose.gold]
+        return cls(
+            [r for r, loose in judged if loose.loose_recall < GATE_LOW],
+            [r for r, loose in judged if loose.loose_recall >= GATE_HIGH],
+        )
 
     @property
     def caught(self) -> int:
@@ -118,9 +151,11 @@ class Gate:
 
 def gate_line(results: list[DocumentResult]) -> str:
     g = Gate.of(results)
-    return (f"validation as a gate: {g.caught} of {len(g.low)} extractions with loose recall < {GATE_LOW} fail, "
-            f"{g.passed} of {len(g.high)} with loose recall >= {GATE_HIGH} pass ({g.share:.0%}; "
-            f">= {GATE_PASS_SHARE:.0%} wanted) → {'[green]holds[/green]' if g.holds else '[red]does not hold[/red]'}")
+    return (
+        f"validation as a gate: {g.caught} of {len(g.low)} extractions with loose recall < {GATE_LOW} fail, "
+        f"{g.passed} of {len(g.high)} with loose recall >= {GATE_HIGH} pass ({g.share:.0%}; "
+        f">= {GATE_PASS_SHARE:.0%} wanted) → {'[green]holds[/green]' if g.holds else '[red]does not hold[/red]'}"
+    )
 
 
 def _loose_tables(run: EvalRun, metrics: Metrics) -> list[RenderableType]:
@@ -149,16 +184,30 @@ def _loose_tables(run: EvalRun, metrics: Metrics) -> list[RenderableType]:
             table.add_column(column, justify="right" if column == "facts" else "left")
         for result in robust:
             status = "extracted" if result.status == "extracted" else f"[red]error[/red]: {escape(result.reason or '')}"
-            validation = "—" if result.passed is None else ("passed" if result.passed else
-                         f"failed ({sum(f.severity == 'error' for f in result.findings)} errors)")
+            validation = (
+                "—"
+                if result.passed is None
+                else (
+                    "passed"
+                    if result.passed
+                    else f"failed ({sum(f.severity == 'error' for f in result.findings)} errors)"
+                )
+            )
             table.add_row(escape(result.id), status, "—" if result.facts is None else str(result.facts), validation)
         tables.append(table)
     return tables
 
 
 def _loose_cells(c: LooseCounts) -> list[str]:
-    return [str(c.gold), str(c.found), f"{c.loose_recall:.3f}", f"{c.concept_recall:.3f}", str(c.backed),
-            str(c.predicted), f"{c.tag_backed_precision:.3f}"]
+    return [
+        str(c.gold),
+        str(c.found),
+        f"{c.loose_recall:.3f}",
+        f"{c.concept_recall:.3f}",
+        str(c.backed),
+        str(c.predicted),
+        f"{c.tag_backed_precision:.3f}",
+    ]
 
 
 def comparison_report(comparison: Comparison, limit: int = 25) -> RenderableType:
@@ -166,17 +215,27 @@ def comparison_report(comparison: Comparison, limit: int = 25) -> RenderableType
     c = comparison
     style = ("green" if c.delta_f1 > 0 else "red") if c.significant else "yellow"
     verdict = f"[{style}]{c.verdict}[/{style}]"
-    parts: list[RenderableType] = [Text.from_markup(
-        f"[bold]vs run {c.baseline.id}[/bold] ({escape(run_header(c.baseline))})\n"
-        f"ΔF1 {c.delta_f1:+.3f} · 95% interval {c.interval[0]:+.3f} … {c.interval[1]:+.3f} · p = {c.p_value:.3f}"
-        f" (paired bootstrap over {c.documents} documents) → {verdict}\n"
-        f"{len(c.newly_right)} facts newly right · {len(c.newly_wrong)} newly wrong · "
-        f"{len(c.new_extras)} new extras · {len(c.extras_gone)} extras gone"
-    )]
+    parts: list[RenderableType] = [
+        Text.from_markup(
+            f"[bold]vs run {c.baseline.id}[/bold] ({escape(run_header(c.baseline))})\n"
+            f"ΔF1 {c.delta_f1:+.3f} · 95% interval {c.interval[0]:+.3f} … {c.interval[1]:+.3f} · p = {c.p_value:.3f}"
+            f" (paired bootstrap over {c.documents} documents) → {verdict}\n"
+            f"{len(c.newly_right)} facts newly right · {len(c.newly_wrong)} newly wrong · "
+            f"{len(c.new_extras)} new extras · {len(c.extras_gone)} extras gone"
+        )
+    ]
     if not c.same_gold:
-        parts.append(Text("note: the suite's documents or gold changed between these runs; fact changes may come from the gold", style="yellow"))
-    for title, changes, style in (("Newly wrong", c.newly_wrong, "red"), ("New extras", c.new_extras, "red"),
-                                  ("Newly right", c.newly_right, "green")):
+        parts.append(
+            Text(
+                "note: the suite's documents or gold changed between these runs; fact changes may come from the gold",
+                style="yellow",
+            )
+        )
+    for title, changes, style in (
+        ("Newly wrong", c.newly_wrong, "red"),
+        ("New extras", c.new_extras, "red"),
+        ("Newly right", c.newly_right, "green"),
+    ):
         if changes:
             parts.append(_changes_table(f"{title} ({len(changes)})", changes, style, limit))
     return Group(*parts)
@@ -191,8 +250,15 @@ def _changes_table(title: str, changes: list[Change], style: str, limit: int) ->
         shown = change.after or change.before
         assert shown is not None, "a change has a before or an after"
         gold = shown.gold_value
-        table.add_row(escape(document), escape(short_concept(concept)), escape(dims_text(dims)), end,
-                      "—" if gold is None else f"{gold:,}", escape(describe(change.before)), escape(describe(change.after)))
+        table.add_row(
+            escape(document),
+            escape(short_concept(concept)),
+            escape(dims_text(dims)),
+            end,
+            "—" if gold is None else f"{gold:,}",
+            escape(describe(change.before)),
+            escape(describe(change.after)),
+        )
     if len(changes) > limit:
         table.add_row(f"… {len(changes) - limit} more (see the HTML report)", "", "", "", "", "", "")
     return table

@@ -34,12 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 from extractor.errors import ExtractorError
 from extractor.loaders import load
+
+ROOT = Path(__file__).resolve().parents[2]
 
 Fact = dict[str, Any]
 Key = tuple[str, str, tuple[tuple[str, str], ...]]

@@ -61,6 +61,7 @@ class Prose:
 
 # ---------------------------------------------------------------- helpers
 
+
 def local(tag: object) -> str:
     return etree.QName(tag).localname if isinstance(tag, str) else ""
 
@@ -89,8 +90,10 @@ def strip_prefix(name: str) -> str:
     return loc if prefix in ("", "us-gaap") else name
 
 
-MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-          r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
 DATE_RE = re.compile(rf"\b{MONTHS}\s+\d{{1,2}}\s*,?\s*(?:(?:19|20)\d\d)?\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b")
 YEAR_RE = re.compile(r"\b(?:fiscal\s+)?(?:19|20)\d\d\b")
 FOOTNOTE_RE = re.compile(r"\(\s*(?:\d{1,2}|[a-z]|[ivx]{1,4})\s*\)|[*†‡§]+")
@@ -125,6 +128,7 @@ def is_number_cell(text: str) -> bool:
 
 
 # ---------------------------------------------------------------- XBRL
+
 
 def read_contexts(root: etree._Element) -> dict[str, Context]:
     out: dict[str, Context] = {}
@@ -163,8 +167,9 @@ def read_units(root: etree._Element) -> dict[str, str]:
 
 def note_roots(root: etree._Element, text_block: str) -> list[etree._Element]:
     """The note's text block element followed by its continuations, in order."""
-    start = next((e for e in root.iter(f"{{{IX}}}nonNumeric")
-                  if e.get("name", "").rpartition(":")[2] == text_block), None)
+    start = next(
+        (e for e in root.iter(f"{{{IX}}}nonNumeric") if e.get("name", "").rpartition(":")[2] == text_block), None
+    )
     if start is None:
         return []
     conts = {e.get("id"): e for e in root.iter(f"{{{IX}}}continuation")}
@@ -183,6 +188,7 @@ def is_numeric_tag(el: etree._Element) -> bool:
 
 
 # ---------------------------------------------------------------- tables
+
 
 def grid(table: etree._Element) -> list[list[tuple[int, int, etree._Element]]]:
     """Rows of (first column, span, cell), expanding colspan and rowspan."""
@@ -240,6 +246,7 @@ def table_cells(table: etree._Element) -> dict[etree._Element, tuple[str, str]]:
 
 # ---------------------------------------------------------------- prose
 
+
 def block_text(block: etree._Element, target: etree._Element) -> tuple[str, int, int]:
     """Whitespace-collapsed text of block and the span of target inside it."""
     pieces: list[str] = []
@@ -265,7 +272,7 @@ def block_text(block: etree._Element, target: etree._Element) -> tuple[str, int,
     raw = "".join(pieces)
     # collapse whitespace while mapping offsets
     before = collapse(raw[: span[0]])
-    inner = collapse(raw[span[0]: span[1]])
+    inner = collapse(raw[span[0] : span[1]])
     gap = " " if before and raw[: span[0]][-1:].isspace() else ""
     start = len(before) + len(gap)
     full = collapse(raw)
@@ -278,12 +285,15 @@ WORD_RE = re.compile(r"[A-Za-z$%][\w'’$%.-]*|\d[\d,.]*")
 def cue_words(text: str, start: int, end: int) -> str:
     before = WORD_RE.findall(text[:start])[-8:]
     after = WORD_RE.findall(text[end:])[:4]
+
     def norm(words: list[str]) -> str:
         return re.sub(r"(?<![\w<])\d[\d,.]*(?![\w>])", "<num>", normalize(" ".join(words)))
+
     return f"{norm(before)} <N> {norm(after)}".strip().replace("$ <", "$<")
 
 
 # ---------------------------------------------------------------- mining
+
 
 def mine_filing(fid: str, path: Path, text_block: str) -> tuple[list[Cell], list[Prose]]:
     root = etree.parse(str(path), etree.XMLParser(huge_tree=True)).getroot()
@@ -296,8 +306,11 @@ def mine_filing(fid: str, path: Path, text_block: str) -> tuple[list[Cell], list
     for note in note_roots(root, text_block):
         for el in note.iter():
             name = local(el.tag)
-            if name in ("div", "p") and not el.xpath(".//*[local-name()='table']") \
-                    and not el.xpath("ancestor::*[local-name()='table']"):
+            if (
+                name in ("div", "p")
+                and not el.xpath(".//*[local-name()='table']")
+                and not el.xpath("ancestor::*[local-name()='table']")
+            ):
                 t = text_of(el)
                 if len(t.split()) >= 4:
                     last_par = t[:200]
@@ -314,14 +327,15 @@ def mine_filing(fid: str, path: Path, text_block: str) -> tuple[list[Cell], list
                 if table not in tables:
                     tables[table] = table_cells(table)
                 label, header = tables[table].get(td, ("", "<header row>"))
-                cells.append(Cell(fid, concept, ctx.award, label, header, captions.get(table, ""),
-                                  ctx.kind, unit, text_of(el)))
+                cells.append(
+                    Cell(fid, concept, ctx.award, label, header, captions.get(table, ""), ctx.kind, unit, text_of(el))
+                )
             else:
-                block = next(iter(el.xpath(
-                    "ancestor::*[local-name()='div' or local-name()='p' or local-name()='li'][1]")), note)
+                block = next(
+                    iter(el.xpath("ancestor::*[local-name()='div' or local-name()='p' or local-name()='li'][1]")), note
+                )
                 full, s, e = block_text(block, el)
-                prose.append(Prose(fid, concept, ctx.award, cue_words(full, s, e),
-                                   full[max(0, s - 120): e + 120]))
+                prose.append(Prose(fid, concept, ctx.award, cue_words(full, s, e), full[max(0, s - 120) : e + 120]))
     return cells, prose
 
 
@@ -329,8 +343,11 @@ FAMILIES: list[tuple[str, str]] = [
     ("unrecognized cost", r"NotYetRecognized"),
     ("valuation assumptions", r"FairValueAssumptions|ExpectedDividend|ExpectedVolatility|RiskFreeInterest"),
     ("repurchase", r"Repurchase|TreasuryStock"),
-    ("plan / authorization", r"Authorized|AvailableForGrant|ReservedForFutureIssuance|VestingPeriod|"
-                             r"PurchasePrice|MaximumEmployee|AwardRequisiteServicePeriod"),
+    (
+        "plan / authorization",
+        r"Authorized|AvailableForGrant|ReservedForFutureIssuance|VestingPeriod|"
+        r"PurchasePrice|MaximumEmployee|AwardRequisiteServicePeriod",
+    ),
     ("other-than-options roll-forward", r"OtherThanOptions"),
     ("options roll-forward", r"Option"),
     ("expense", r"Expense|ShareBasedCompensation$|TaxBenefit|Compensation(Cost|Expense)"),
@@ -352,15 +369,35 @@ def write_cells(cells: list[Cell], path: Path) -> int:
     order = sorted(groups.items(), key=lambda kv: (kv[0][0], -len(kv[1]), kv[0][1], kv[0][2]))
     with path.open("w", newline="") as fh:
         w = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        w.writerow(["concept", "award_member", "row_label", "column_header", "period_kind", "unit",
-                    "count", "filings", "example"])
+        w.writerow(
+            [
+                "concept",
+                "award_member",
+                "row_label",
+                "column_header",
+                "period_kind",
+                "unit",
+                "count",
+                "filings",
+                "example",
+            ]
+        )
         for (concept, label, header), cs in order:
             ex = cs[0]
-            w.writerow([concept, joined([c.award for c in cs]), label, header,
-                        joined([c.period_kind for c in cs]), joined([c.unit for c in cs]), len(cs),
-                        joined([c.filing for c in cs]),
-                        f"{ex.filing}: {ex.row_label!r} / {ex.column_header!r} = {ex.printed}"
-                        f" [caption: {ex.caption[:100]}]"])
+            w.writerow(
+                [
+                    concept,
+                    joined([c.award for c in cs]),
+                    label,
+                    header,
+                    joined([c.period_kind for c in cs]),
+                    joined([c.unit for c in cs]),
+                    len(cs),
+                    joined([c.filing for c in cs]),
+                    f"{ex.filing}: {ex.row_label!r} / {ex.column_header!r} = {ex.printed}"
+                    f" [caption: {ex.caption[:100]}]",
+                ]
+            )
     return len(order)
 
 
@@ -373,16 +410,28 @@ def write_prose(prose: list[Prose], path: Path) -> int:
         w = csv.writer(fh, delimiter="\t", lineterminator="\n")
         w.writerow(["concept", "award_member", "cue_words", "count", "filings", "example"])
         for (concept, cue), ps in order:
-            w.writerow([concept, joined([p.award for p in ps]), cue, len(ps),
-                        joined([p.filing for p in ps]), f"{ps[0].filing}: …{ps[0].sentence}…"])
+            w.writerow(
+                [
+                    concept,
+                    joined([p.award for p in ps]),
+                    cue,
+                    len(ps),
+                    joined([p.filing for p in ps]),
+                    f"{ps[0].filing}: …{ps[0].sentence}…",
+                ]
+            )
     return len(order)
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", type=Path, default=REPO.parent / "shared/corpus/real")
-    ap.add_argument("--out", type=Path, default=REPO / "evals/lexicon/mined.tsv",
-                    help="base name: writes <stem>_cells.tsv and <stem>_prose.tsv")
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "evals/lexicon/mined.tsv",
+        help="base name: writes <stem>_cells.tsv and <stem>_prose.tsv",
+    )
     args = ap.parse_args(argv)
 
     manifest = json.loads((args.corpus / "manifest.json").read_text())

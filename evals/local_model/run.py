@@ -18,14 +18,14 @@ from pathlib import Path
 
 from rich.console import Console
 
+from extractor.backends.choice import BackendName, extractor_for
 from extractor.evals.harness.compare import compare
 from extractor.evals.harness.runner import EvalRun, run_suite
 from extractor.evals.harness.store import RunStore
-from extractor.suites import load_suite
 from extractor.evals.harness.terminal import comparison_report
-from extractor.backends.choice import BackendName, extractor_for
 from extractor.llm.config import resolve_config
 from extractor.local_model import LocalServer, free_port, packaged_model
+from extractor.suites import load_suite
 
 HERE = Path(__file__).resolve().parent
 SUITES = ("heterogeneous", "seeds")  # heterogeneous first: the seeds then replay its recorded answers
@@ -38,8 +38,10 @@ def _row(run: EvalRun, seconds: float) -> str:
     grounding = f"{metrics.grounding_rate:.3f}" if metrics.grounding_rate is not None else "-"
     passing = f"{metrics.validation_pass_rate:.3f}" if metrics.validation_pass_rate is not None else "-"
     requests = f"{usage.requests} / {usage.completion_tokens:,}" if usage else "0 / 0"
-    return (f"| {run.suite} | {run.id} | {run.backend} | {run.prompt_id or '-'} | {o.precision:.3f} | {o.recall:.3f} | {o.f1:.3f} "
-            f"| {o.found_f1:.3f} | {grounding} | {passing} | {metrics.failed_documents}/{metrics.documents} | {requests} | {seconds:.0f} |")  # fmt: skip
+    return (
+        f"| {run.suite} | {run.id} | {run.backend} | {run.prompt_id or '-'} | {o.precision:.3f} | {o.recall:.3f} | {o.f1:.3f} "
+        f"| {o.found_f1:.3f} | {grounding} | {passing} | {metrics.failed_documents}/{metrics.documents} | {requests} | {seconds:.0f} |"
+    )
 
 
 def main() -> None:
@@ -60,13 +62,26 @@ def main() -> None:
         for suite_name in SUITES:
             suite = load_suite(Path("evals/suites") / suite_name)
             runs: dict[tuple[str, str | None], EvalRun] = {}
-            for backend, prompt in [(BackendName.rules, None)] + [(b, p) for p in PROMPTS for b in (BackendName.llm, BackendName.hybrid)]:
-                flags = {"base_url": server.base_url, "prompt": prompt, "cache": "read-write", "cache_dir": args.cassettes}
+            for backend, prompt in [(BackendName.rules, None)] + [
+                (b, p) for p in PROMPTS for b in (BackendName.llm, BackendName.hybrid)
+            ]:
+                flags = {
+                    "base_url": server.base_url,
+                    "prompt": prompt,
+                    "cache": "read-write",
+                    "cache_dir": args.cassettes,
+                }
                 config = resolve_config(flags, config_file=HERE / "settings.toml")
                 started = time.monotonic()
                 console.print(f"{suite_name}: {backend.value} {prompt or ''} ...")
-                run = run_suite(suite, extractor_for(backend, config), backend.value,
-                                model=config.model if prompt else None, prompt_id=prompt, label=f"local model {model.name}")  # fmt: skip
+                run = run_suite(
+                    suite,
+                    extractor_for(backend, config),
+                    backend.value,
+                    model=config.model if prompt else None,
+                    prompt_id=prompt,
+                    label=f"local model {model.name}",
+                )
                 store.save(run)
                 runs[(backend.value, prompt)] = run
                 rows.append(_row(run, time.monotonic() - started))
@@ -98,8 +113,10 @@ def _write(path: Path, model: str, rows: list[str], comparisons: list, store: Pa
     ]
     for suite, backend, c in comparisons:
         before, after = c.baseline.metrics().overall.f1, c.candidate.metrics().overall.f1
-        lines.append(f"| {suite} | {backend} | {before:.3f} → {after:.3f} | {c.delta_f1:+.3f} | {c.interval[0]:+.3f} … {c.interval[1]:+.3f} "
-                     f"| {len(c.newly_right)} | {len(c.newly_wrong)} |")  # fmt: skip
+        lines.append(
+            f"| {suite} | {backend} | {before:.3f} → {after:.3f} | {c.delta_f1:+.3f} | {c.interval[0]:+.3f} … {c.interval[1]:+.3f} "
+            f"| {len(c.newly_right)} | {len(c.newly_wrong)} |"
+        )
     path.write_text("\n".join(lines) + "\n")
 
 

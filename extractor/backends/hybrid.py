@@ -23,12 +23,12 @@ from extractor.document import Document
 from extractor.extraction import AskedBlock, Extraction
 from extractor.llm.client import EndpointError, LLMError
 from extractor.llm.merge import amounts, merge, prune
+from extractor.schemas.concepts import iter_located_facts
+from extractor.schemas.values import Amount
 from extractor.tables import layout
 from extractor.validator import validate
 from extractor.validator.coverage import check_coverage
 from extractor.validator.factset import FactSet
-from extractor.schemas.concepts import iter_located_facts
-from extractor.schemas.values import Amount
 
 SHOWN = 12  # unexplained numbers named in a block's reason
 
@@ -76,7 +76,9 @@ def plan(document: Document) -> Plan:
                 blamers.setdefault(at, []).append(finding.rule)
     chosen = sorted(set(numbers) | set(blamers), key=lambda at: units[at][2])
     ruled.provenance.asked = [
-        AskedBlock(kind=kind, index=index, start=start, end=end, reason=_reason(numbers.get(at, []), blamers.get(at, [])))
+        AskedBlock(
+            kind=kind, index=index, start=start, end=end, reason=_reason(numbers.get(at, []), blamers.get(at, []))
+        )
         for at in chosen
         for kind, index, start, end in [units[at]]
     ]
@@ -104,12 +106,18 @@ def combine(planned: Plan, asked: Extraction | LLMError, document: Document) -> 
     replaced = sum(1 for _ in amounts(ruled.note)) - sum(1 for _ in amounts(kept))
     conflicts: list[str] = []
     note = merge(kept, read, conflicts)
-    merged = ruled.model_copy(update={
-        "note": note,
-        "provenance": asked.provenance.model_copy(update={"backend": "hybrid", "asked": planned.asked}),
-        "usage": asked.usage,
-        "warnings": [*ruled.warnings, *asked.warnings, *(f"hybrid: rules and the LLM disagree: {c}" for c in conflicts)],
-    })  # fmt: skip
+    merged = ruled.model_copy(
+        update={
+            "note": note,
+            "provenance": asked.provenance.model_copy(update={"backend": "hybrid", "asked": planned.asked}),
+            "usage": asked.usage,
+            "warnings": [
+                *ruled.warnings,
+                *asked.warnings,
+                *(f"hybrid: rules and the LLM disagree: {c}" for c in conflicts),
+            ],
+        }
+    )
     after = validate(merged, document)
     merged.warnings.append(
         f"hybrid: {sent}; the LLM read {len(new)} value(s), {replaced} of them in place of rules readings in blocks with an error"

@@ -16,9 +16,10 @@ from pydantic import BaseModel, ValidationError
 from extractor import __version__
 from extractor.document import Document
 from extractor.extraction import Extraction, Filing, Provenance
+from extractor.findings import Finding
+from extractor.llm.blocks import note_blocks
 from extractor.llm.client import Clients, EndpointError, LLMError, explain, make_clients
 from extractor.llm.config import LLMConfig
-from extractor.llm.blocks import note_blocks
 from extractor.llm.grounding import Aligner, Grounder
 from extractor.llm.markdown import section_markdown
 from extractor.llm.merge import merge_all
@@ -26,12 +27,11 @@ from extractor.llm.prompts import Prompt, load_prompt
 from extractor.llm.response_model import quoted_view, to_schema
 from extractor.llm.usage import Usage, charge, counting
 from extractor.periods import infer_fiscal_end
+from extractor.schemas.stock_compensation import StockCompensationNote
 from extractor.sections import NoNoteFound, Section, find_note, split
 from extractor.tables import layout
 from extractor.validator import validate
 from extractor.validator.grounding import SourceText
-from extractor.findings import Finding
-from extractor.schemas.stock_compensation import StockCompensationNote
 
 FEEDBACK_LIMIT = 20  # findings quoted back to the model in one re-ask
 Spans = Collection[tuple[int, int]]  # character ranges of the tables and paragraphs to ask about
@@ -81,15 +81,17 @@ class LLMBackend:
 
     def _complete(self, ask: Ask) -> BaseModel | LLMError:
         try:
-            return self.clients.sync.chat.completions.create(**self.clients.create_kwargs(ask.messages, ask.response_model))
-        except Exception as error:  # noqa: BLE001 - every failure becomes one clear LLMError
+            return self.clients.sync.chat.completions.create(
+                **self.clients.create_kwargs(ask.messages, ask.response_model)
+            )
+        except Exception as error:
             return self._failure(ask, error)
 
     async def _acomplete(self, ask: Ask) -> BaseModel | LLMError:
         try:
             kwargs = self.clients.create_kwargs(ask.messages, ask.response_model)
             return await self.clients.run_async.chat.completions.create(**kwargs)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             return self._failure(ask, error)
 
     def _failure(self, ask: Ask, error: Exception) -> LLMError:
@@ -138,14 +140,21 @@ class LLMBackend:
             constrained = self.prompt.unit == "block"
             blocks = note_blocks(document, tables, paragraphs, section.start, section.end, spans)
             return [
-                (Section(b.start, b.end, section.title, f"{b.kind} at {b.start}"), b.content,
-                 quoted_view(StockCompensationNote, b.parts, b.items, b.quotes) if constrained
-                 else quoted_view(StockCompensationNote, b.parts), b.parts)
+                (
+                    Section(b.start, b.end, section.title, f"{b.kind} at {b.start}"),
+                    b.content,
+                    quoted_view(StockCompensationNote, b.parts, b.items, b.quotes)
+                    if constrained
+                    else quoted_view(StockCompensationNote, b.parts),
+                    b.parts,
+                )
                 for b in blocks
-            ]  # fmt: skip
+            ]
         chunks = split(document, section, self.config.max_chars, self.config.overlap_chars)
         contents = ((chunk, section_markdown(document, tables, paragraphs, chunk.start, chunk.end)) for chunk in chunks)
-        return [(chunk, content, quoted_view(StockCompensationNote), None) for chunk, content in contents if content.strip()]
+        return [
+            (chunk, content, quoted_view(StockCompensationNote), None) for chunk, content in contents if content.strip()
+        ]
 
     def _plan(
         self, document: Document, blocks: Spans | None, usage: Usage
@@ -175,7 +184,11 @@ class LLMBackend:
                 if not errors:
                     break
                 usage.reasks += 1
-                asked = [*messages, {"role": "assistant", "content": answer.model_dump_json(exclude_defaults=True)}, _feedback(errors)]
+                asked = [
+                    *messages,
+                    {"role": "assistant", "content": answer.model_dump_json(exclude_defaults=True)},
+                    _feedback(errors),
+                ]
                 retried = yield Ask(asked, response_model, optional=True)
                 if isinstance(retried, LLMError):
                     warnings.append(f"the re-ask with the validator's findings failed ({retried}); first answer kept")
@@ -184,7 +197,13 @@ class LLMBackend:
                 retried_errors = self._errors(retried_note, source)
                 if len(retried_errors) > len(errors):
                     break  # the re-ask made it worse: keep the first answer
-                messages, answer, note, problems, errors = asked, retried, retried_note, retried_problems, retried_errors
+                messages, answer, note, problems, errors = (
+                    asked,
+                    retried,
+                    retried_note,
+                    retried_problems,
+                    retried_errors,
+                )
             warnings.extend(problems)
             notes.append(note)
         if failed and not notes:
@@ -206,13 +225,17 @@ class LLMBackend:
         except ValidationError as error:  # a required number the code could not read ("n/a" for an expense)
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
-            raise LLMError(f"the answer has numbers that cannot be read ({'; '.join(grounder.problems) or where})") from error
+            raise LLMError(
+                f"the answer has numbers that cannot be read ({'; '.join(grounder.problems) or where})"
+            ) from error
         return note, grounder.problems  # type: ignore[return-value]
 
     def _errors(self, note: StockCompensationNote, source: SourceText) -> list[Finding]:
         """Errors worth a re-ask. An empty answer is not one: a part of a split note may rightly
         hold nothing, and the merged extraction is checked for emptiness as a whole."""
-        extraction = Extraction(document_id="", document_path="", document_sha256="", note=note, provenance=self._provenance())
+        extraction = Extraction(
+            document_id="", document_path="", document_sha256="", note=note, provenance=self._provenance()
+        )
         return [f for f in validate(extraction, source).errors if f.rule != "coverage.empty"]
 
     def _provenance(self) -> Provenance:
@@ -241,7 +264,9 @@ class LLMBackend:
         )
 
 
-def _advance(plan: Generator[Ask, BaseModel | LLMError, Extraction], answer: BaseModel | LLMError | None) -> Ask | Extraction:
+def _advance(
+    plan: Generator[Ask, BaseModel | LLMError, Extraction], answer: BaseModel | LLMError | None
+) -> Ask | Extraction:
     """The plan's next question, or its result once it has no more."""
     try:
         return plan.send(answer)  # type: ignore[arg-type]  # None starts a fresh generator

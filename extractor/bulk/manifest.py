@@ -56,7 +56,9 @@ def _lock_folder(folder: Path) -> Any:
         handle.seek(0)
         holder = handle.read().strip() or "another process"
         handle.close()
-        raise ManifestError(f"{folder} is in use by another run ({holder}); wait for it, or choose another --out") from error
+        raise ManifestError(
+            f"{folder} is in use by another run ({holder}); wait for it, or choose another --out"
+        ) from error
     handle.seek(0)
     handle.truncate()
     handle.write(f"pid {os.getpid()}\n")
@@ -118,7 +120,9 @@ class Manifest:
             return
         with self._transaction():
             for table in ("inputs", "documents"):
-                rows = self.db.execute(f"select rowid, ref from {table} where ref like '%:%' or ref like '%\\%'").fetchall()
+                rows = self.db.execute(
+                    f"select rowid, ref from {table} where ref like '%:%' or ref like '%\\%'"
+                ).fetchall()
                 for rowid, ref in rows:
                     path, member = ref.split(MEMBER, 1) if MEMBER in ref else (ref, None)
                     self.db.execute(f"update {table} set ref = ? where rowid = ?", (ref_of(path, member), rowid))
@@ -208,7 +212,9 @@ class Manifest:
     def superseded(self) -> list[str]:
         """Documents no input holds any more (the file was edited, or fixed after failing): their
         lines stay in the logs, but they are left out of every count, failures.jsonl and facts.parquet."""
-        return [key for (key,) in self.db.execute("select key from documents where key not in (select key from inputs)")]
+        return [
+            key for (key,) in self.db.execute("select key from documents where key not in (select key from inputs)")
+        ]
 
     def commit(self, finished: list[Finished], lengths: dict[str, int]) -> None:
         """Mark documents finished and record the output lengths that hold their lines, atomically."""
@@ -226,10 +232,14 @@ class Manifest:
     def lengths(self) -> dict[str, int]:
         return dict(self.db.execute("select name, length from outputs").fetchall())
 
-    def documents(self, statuses: Iterable[Status] | None = None) -> Iterator[tuple[str, str, str, Status, str | None, str | None]]:
+    def documents(
+        self, statuses: Iterable[Status] | None = None
+    ) -> Iterator[tuple[str, str, str, Status, str | None, str | None]]:
         """Current documents (some input holds them): (key, ref, document_id, status, reason, stage), in
         the order they were first seen."""
-        query = "select key, ref, document_id, status, reason, stage from documents where key in (select key from inputs)"
+        query = (
+            "select key, ref, document_id, status, reason, stage from documents where key in (select key from inputs)"
+        )
         args: list[str] = []
         if statuses is not None:
             args = [s.value for s in statuses]
@@ -242,7 +252,9 @@ class Manifest:
 
     def counts(self) -> dict[Status, int]:
         """Current documents by status."""
-        rows = self.db.execute("select status, count(*) from documents where key in (select key from inputs) group by status").fetchall()
+        rows = self.db.execute(
+            "select status, count(*) from documents where key in (select key from inputs) group by status"
+        ).fetchall()
         return {Status(status): n for status, n in rows}
 
     def input_count(self) -> int:

@@ -30,12 +30,28 @@ SUMMARY = "summary.json"
 MANIFEST = "manifest.sqlite"
 
 FACT_COLUMNS = (
-    "document_id", "document_ref", "document_sha256", "status",
-    "company", "cik", "form", "fiscal_period_end",
-    "concept", "value", "unit", "period_start", "period_end", "period_instant",
-    "award", "line_item", "bound", "year",
-    "source_start", "source_end", "source_text",
-)  # fmt: skip
+    "document_id",
+    "document_ref",
+    "document_sha256",
+    "status",
+    "company",
+    "cik",
+    "form",
+    "fiscal_period_end",
+    "concept",
+    "value",
+    "unit",
+    "period_start",
+    "period_end",
+    "period_instant",
+    "award",
+    "line_item",
+    "bound",
+    "year",
+    "source_start",
+    "source_end",
+    "source_text",
+)
 REQUESTS = "batch requests"  # the --batch-export file, wherever it is
 
 
@@ -61,7 +77,9 @@ def _custom_ids(handle: Any, path: Path) -> set[str]:
         try:
             ids.add(json.loads(line)["custom_id"])
         except (ValueError, KeyError, TypeError) as error:
-            raise ManifestError(f"{path}:{number}: not a Batch API request line ({error!r}); is this the right file?") from error
+            raise ManifestError(
+                f"{path}:{number}: not a Batch API request line ({error!r}); is this the right file?"
+            ) from error
     handle.seek(0, os.SEEK_END)
     return ids
 
@@ -104,7 +122,9 @@ class OutputWriter:
         size = path.stat().st_size if path.exists() else 0
         if length is None:
             if size and _head(path, len(HEADER) + 1) != HEADER:
-                raise ManifestError(f"{path} exists and was not written by this run: move it, or choose another --out or file")
+                raise ManifestError(
+                    f"{path} exists and was not written by this run: move it, or choose another --out or file"
+                )
             length = 0
         if size < length:
             raise ManifestError(
@@ -210,7 +230,12 @@ def write_failures(folder: Path, manifest: Manifest) -> int:
     for key, _, document_id, _, reason, stage in manifest.documents([Status.failed]):
         sha = None if key.startswith("unread:") else key
         for ref in manifest.refs(key) or [key.removeprefix("unread:")]:
-            lines.append(json.dumps({"ref": ref, "document_id": document_id, "sha256": sha, "stage": stage, "reason": reason}, ensure_ascii=False))
+            lines.append(
+                json.dumps(
+                    {"ref": ref, "document_id": document_id, "sha256": sha, "stage": stage, "reason": reason},
+                    ensure_ascii=False,
+                )
+            )
     write_atomically(folder / FAILURES, "".join(line + "\n" for line in lines))
     return len(lines)
 
@@ -224,9 +249,23 @@ def write_parquet(folder: Path, superseded: list[str]) -> int:
     import pyarrow.parquet as pq
 
     types: dict[str, Any] = {name: pa.string() for name in FACT_COLUMNS}
-    types.update({"value": pa.decimal128(38, 12), "source_start": pa.int64(), "source_end": pa.int64(), "period_start": pa.date32(), "period_end": pa.date32(), "period_instant": pa.date32(), "fiscal_period_end": pa.date32()})
+    types.update(
+        {
+            "value": pa.decimal128(38, 12),
+            "source_start": pa.int64(),
+            "source_end": pa.int64(),
+            "period_start": pa.date32(),
+            "period_end": pa.date32(),
+            "period_instant": pa.date32(),
+            "fiscal_period_end": pa.date32(),
+        }
+    )
     convert = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True, quoted_strings_can_be_null=False)
-    reader = pacsv.open_csv(folder / FACTS_CSV, convert_options=convert, read_options=pacsv.ReadOptions(block_size=1 << 20, use_threads=False))
+    reader = pacsv.open_csv(
+        folder / FACTS_CSV,
+        convert_options=convert,
+        read_options=pacsv.ReadOptions(block_size=1 << 20, use_threads=False),
+    )
     rows = 0
     with _replacing(folder / FACTS_PARQUET) as temporary, pq.ParquetWriter(temporary, reader.schema) as out:
         stale = pa.array(superseded, pa.string())

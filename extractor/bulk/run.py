@@ -40,8 +40,17 @@ from extractor.queue.store import Queue
 
 log = logging.getLogger(__name__)
 
-Notify = Callable[[str], None]  # a note for the person running it ("12 documents that failed before will be tried again")
-BATCH_SETTINGS = ("model", "temperature", "mode", "max_chars", "overlap_chars", "prices")  # what shapes a request, and its cost
+Notify = Callable[
+    [str], None
+]  # a note for the person running it ("12 documents that failed before will be tried again")
+BATCH_SETTINGS = (
+    "model",
+    "temperature",
+    "mode",
+    "max_chars",
+    "overlap_chars",
+    "prices",
+)  # what shapes a request, and its cost
 
 
 class RunError(ExtractorError):
@@ -121,8 +130,25 @@ def run(
         say(f"{reopened:,} documents that failed before will be tried again")
     sources, total = discover(list(map(str, inputs)), skip=out), count(list(map(str, inputs)), skip=out)
     llm_run = chosen is not BackendName.rules and batch_export is None
-    return _execute(out, manifest, writer, step, sources, total, workers, concurrency, max_bytes, doc_timeout,
-                    queue, qa_rate, None, on_update, say, handle_signals, llm_run)  # fmt: skip
+    return _execute(
+        out,
+        manifest,
+        writer,
+        step,
+        sources,
+        total,
+        workers,
+        concurrency,
+        max_bytes,
+        doc_timeout,
+        queue,
+        qa_rate,
+        None,
+        on_update,
+        say,
+        handle_signals,
+        llm_run,
+    )
 
 
 def import_batch(
@@ -143,7 +169,9 @@ def import_batch(
     parsed, grounded and validated like live answers."""
     say = notify or log.info
     if not (out / MANIFEST).exists():
-        raise RunError(f"{out} holds no run; export first: extractor run INPUT... --out {out} --backend llm --batch-export requests.jsonl")
+        raise RunError(
+            f"{out} holds no run; export first: extractor run INPUT... --out {out} --backend llm --batch-export requests.jsonl"
+        )
     probe = Manifest(out / MANIFEST)
     try:
         stored = probe.recall("batch")
@@ -153,7 +181,9 @@ def import_batch(
     if stored is None:
         raise RunError(f"no requests were exported from {out} (--batch-export)")
     if stored.get("code") != (now := code_version()):
-        say(f"warning: exported with code {stored.get('code')}, importing with {now}: if the requests changed, their results will not be found")
+        say(
+            f"warning: exported with code {stored.get('code')}, importing with {now}: if the requests changed, their results will not be found"
+        )
     # No re-asks: a batch answers only the requests it was given.
     settings = LLMConfig.model_validate(stored["llm"] | {"cache": "off", "reasks": 0, "feedback_reasks": 0})
     step = prepare_step(BackendName(stored["backend"]), settings, results=BatchResults(results, index))
@@ -166,21 +196,48 @@ def import_batch(
     if retry_failed and (reopened := manifest.reopen([Status.failed], stage="batch", to=Status.exported)):
         say(f"{reopened:,} documents the batch could not answer before will be answered from {results}")
     root = stored.get("cwd", os.getcwd())
-    sources = [source_of(ref, document_id, key, root) for key, ref, document_id, *_ in manifest.documents([Status.exported])]
+    sources = [
+        source_of(ref, document_id, key, root) for key, ref, document_id, *_ in manifest.documents([Status.exported])
+    ]
     say(f"{len(index):,} results in {results} for {len(sources):,} exported documents")
     if unreadable:
         lines = ", ".join(map(str, unreadable[:10])) + (" ..." if len(unreadable) > 10 else "")
-        say(f"warning: {len(unreadable):,} lines are not Batch API results (lines {lines}); their requests go unanswered")
-    return _execute(out, manifest, writer, step, sources, len(sources), workers, 1, max_bytes, doc_timeout,
-                    queue, qa_rate, root, on_update, say, handle_signals, True)  # fmt: skip
+        say(
+            f"warning: {len(unreadable):,} lines are not Batch API results (lines {lines}); their requests go unanswered"
+        )
+    return _execute(
+        out,
+        manifest,
+        writer,
+        step,
+        sources,
+        len(sources),
+        workers,
+        1,
+        max_bytes,
+        doc_timeout,
+        queue,
+        qa_rate,
+        root,
+        on_update,
+        say,
+        handle_signals,
+        True,
+    )
 
 
-def prepare_step(chosen: BackendName, settings: LLMConfig, export: bool = False, results: BatchResults | None = None) -> Step:
+def prepare_step(
+    chosen: BackendName, settings: LLMConfig, export: bool = False, results: BatchResults | None = None
+) -> Step:
     """The run's step; for LLM backends its client is made here once, so a bad prompt or a missing key
     is raised once (PromptError, EndpointError), not by every worker."""
     if chosen is BackendName.rules:
         return Step(chosen)
-    limiter = RateLimiter(settings.rpm, settings.tpm, shared=True) if (settings.rpm or settings.tpm) and not (export or results) else None
+    limiter = (
+        RateLimiter(settings.rpm, settings.tpm, shared=True)
+        if (settings.rpm or settings.tpm) and not (export or results)
+        else None
+    )
     step = Step(chosen, settings, limiter, export=export, results=results)
     step.prepare()
     return step
@@ -190,7 +247,12 @@ def fingerprint(step: Step) -> dict[str, object]:
     """What must not change between runs into one folder: the backend, and the model and prompt."""
     if step.llm_config is None:
         return {"backend": step.backend.value}
-    return {"backend": step.backend.value, "model": step.llm_config.model, "prompt": step.llm.prompt.name, "prompt_hash": step.llm.prompt.hash}
+    return {
+        "backend": step.backend.value,
+        "model": step.llm_config.model,
+        "prompt": step.llm.prompt.name,
+        "prompt_hash": step.llm.prompt.hash,
+    }
 
 
 def open_output(out: Path, fingerprint: dict[str, object]) -> Manifest:
@@ -232,10 +294,14 @@ def _export_settings(manifest: Manifest, step: Step, requests: Path) -> dict[str
     stored = manifest.recall("batch")
     if stored is not None:
         changed = [name for name in ("requests", "backend", "cwd") if stored.get(name) != wanted[name]]
-        changed += [f"llm.{name}" for name in sorted(set(stored["llm"]) | set(llm)) if stored["llm"].get(name) != llm.get(name)]
+        changed += [
+            f"llm.{name}" for name in sorted(set(stored["llm"]) | set(llm)) if stored["llm"].get(name) != llm.get(name)
+        ]
         if changed:
             said = "; ".join(f"{name}: {_dig(stored, name)!r} before, {_dig(wanted, name)!r} now" for name in changed)
-            raise RunError(f"{manifest.path.parent} exported requests with other settings ({said}); export with the same ones, or choose another --out")
+            raise RunError(
+                f"{manifest.path.parent} exported requests with other settings ({said}); export with the same ones, or choose another --out"
+            )
         return None
     return wanted | {"code": code_version()}
 
@@ -247,10 +313,25 @@ def _dig(settings: dict[str, Any], dotted: str) -> Any:
     return value
 
 
-def _execute(out: Path, manifest: Manifest, writer: OutputWriter, step: Step, sources: Iterable[Source], total: int,
-             workers: int | None, concurrency: int, max_bytes: int, doc_timeout: float | None, queue: Queue | None,
-             qa_rate: float, root: str | None, on_update: Callable[[Tally], None] | None, say: Notify,
-             handle_signals: bool, llm: bool) -> RunOutcome:  # fmt: skip
+def _execute(
+    out: Path,
+    manifest: Manifest,
+    writer: OutputWriter,
+    step: Step,
+    sources: Iterable[Source],
+    total: int,
+    workers: int | None,
+    concurrency: int,
+    max_bytes: int,
+    doc_timeout: float | None,
+    queue: Queue | None,
+    qa_rate: float,
+    root: str | None,
+    on_update: Callable[[Tally], None] | None,
+    say: Notify,
+    handle_signals: bool,
+    llm: bool,
+) -> RunOutcome:
     """Run the documents, then write failures.jsonl, facts.parquet and summary.json; the manifest is closed."""
     step.doc_timeout = doc_timeout or None
     feed = RunFeed(queue, qa_rate, f"run {out}", root) if queue is not None else None
@@ -310,6 +391,6 @@ def _parquet(out: Path, superseded: list[str], say: Notify) -> int | None:
     """facts.parquet from facts.csv; None (with a warning) if it cannot be written."""
     try:
         return write_parquet(out, superseded)
-    except Exception as error:  # noqa: BLE001 - the CSV holds the same rows; say so and go on
+    except Exception as error:
         say(f"warning: {out / FACTS_PARQUET} not written ({error}); {out / FACTS_CSV} holds the same rows")
         return None

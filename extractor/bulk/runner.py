@@ -145,7 +145,11 @@ class BulkRun:
         try:
             data = read(source, self.max_bytes)
         except LoadError as error:
-            return failure(Job(source.expected or f"unread:{source.ref}", source.ref, source.document_id, b""), "read", error.reason)
+            return failure(
+                Job(source.expected or f"unread:{source.ref}", source.ref, source.document_id, b""),
+                "read",
+                error.reason,
+            )
         key = hashlib.sha256(data).hexdigest()
         if source.expected is not None and key != source.expected:
             reason = "the file changed since its requests were exported; export it again, or extract it live"
@@ -196,7 +200,9 @@ class BulkRun:
             ready = [item for item in batch if item is not None]
             if not ready:
                 continue
-            lengths = await asyncio.to_thread(self.writer.append, [(item.record, item.facts, item.requests) for item in ready])
+            lengths = await asyncio.to_thread(
+                self.writer.append, [(item.record, item.facts, item.requests) for item in ready]
+            )
             if self.feed is not None:
                 await asyncio.to_thread(self.feed, ready)
             self.manifest.commit([item.finished for item in ready], lengths)

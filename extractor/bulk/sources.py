@@ -32,7 +32,12 @@ from extractor.document import LoadError
 MEMBER = "::"  # archive.zip::member/path.htm
 ZIP_MAGIC = b"PK\x03\x04"
 _ESCAPED = re.compile(r"\\(x[0-9a-f]{2}|.)", re.DOTALL)
-_SPECIAL = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
+_SPECIAL = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ def split_ref(ref: str) -> tuple[str, str | None]:
 
 def _matches(pattern: str) -> Iterator[Source]:
     matches = sorted(glob.iglob(pattern, recursive=True))
-    fixed = Path(*[part for part in itertools.takewhile(lambda part: not glob.has_magic(part), Path(pattern).parts)] or ["."])
+    fixed = Path(*list(itertools.takewhile(lambda part: not glob.has_magic(part), Path(pattern).parts)) or ["."])
     yield from _unlisted(fixed, pattern)
     if not matches:
         yield Source(ref_of(pattern), printable(Path(pattern).name) or "input", problem="the pattern matches no file")
@@ -235,7 +240,11 @@ def _walk(folder: Path) -> Iterator[Path | Source]:
 def _unreadable_folders(errors: list[OSError], base: Path) -> Iterator[Source]:
     for error in errors:
         where = str(error.filename)
-        yield Source(ref_of(where), _relative(Path(where), base), problem=f"a folder that cannot be read ({error.strerror or error})")
+        yield Source(
+            ref_of(where),
+            _relative(Path(where), base),
+            problem=f"a folder that cannot be read ({error.strerror or error})",
+        )
     errors.clear()
 
 

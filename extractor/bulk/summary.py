@@ -6,7 +6,7 @@ import json
 import re
 import resource
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,9 @@ from extractor.bulk.runner import Tally
 from extractor.llm.usage import Usage
 
 
-def summarize(folder: Path, manifest: Manifest, tally: Tally, failures_written: int, facts: int | None) -> dict[str, Any]:
+def summarize(
+    folder: Path, manifest: Manifest, tally: Tally, failures_written: int, facts: int | None
+) -> dict[str, Any]:
     counts = manifest.counts()
     usage, seconds = Usage(), 0.0
     for spent, used in manifest.usage_rows():
@@ -33,7 +35,7 @@ def summarize(folder: Path, manifest: Manifest, tally: Tally, failures_written: 
     this_run = tally.finished
     return {
         "folder": str(folder),
-        "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "updated": datetime.now(UTC).isoformat(timespec="seconds"),
         "settings": manifest.settings(),
         "inputs": manifest.input_count(),
         "superseded": len(manifest.superseded()),
@@ -87,16 +89,24 @@ def summary_table(summary: dict[str, Any]) -> Table:
         ("  not finished yet", f"{documents['pending']:,}"),
         ("validation pass rate", "-" if rate is None else f"{rate:.1%}"),
         ("facts", "-" if summary["facts"] is None else f"{summary['facts']:,}"),
-        ("this run: finished", f"{sum(run['finished'].values()):,} in {run['seconds']:.1f} s"
-         + (f" ({run['documents_per_second']:.1f} documents/s)" if run["documents_per_second"] else "")),
+        (
+            "this run: finished",
+            f"{sum(run['finished'].values()):,} in {run['seconds']:.1f} s"
+            + (f" ({run['documents_per_second']:.1f} documents/s)" if run["documents_per_second"] else ""),
+        ),
         ("this run: skipped", f"{run['already_finished']:,} finished before, {run['duplicates']:,} duplicates"),
-    ]  # fmt: skip
+    ]
     if summary["superseded"]:
         rows.append(("superseded (the file changed since; out of every count)", f"{summary['superseded']:,}"))
     llm = summary["llm"]
     if llm["requests"] or llm["cache_hits"]:
         cost = "no price for this model" if llm["cost_usd"] is None else f"${float(llm['cost_usd']):.4f}"
-        rows.append(("LLM (all runs)", f"{llm['requests']:,} requests, {llm['prompt_tokens']:,} + {llm['completion_tokens']:,} tokens, {cost}"))
+        rows.append(
+            (
+                "LLM (all runs)",
+                f"{llm['requests']:,} requests, {llm['prompt_tokens']:,} + {llm['completion_tokens']:,} tokens, {cost}",
+            )
+        )
     reasons = list(summary["failure_reasons"].items())
     for reason, n in reasons[:5]:
         rows.append((f"  failed: {reason}", f"{n:,}"))

@@ -30,8 +30,8 @@ from extractor.llm.client import EndpointError, LLMError, make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
 from extractor.loaders import load_bytes
-from extractor.validator import validate
 from extractor.schemas.concepts import to_facts
+from extractor.validator import validate
 
 DIMS = ("award", "line_item", "bound", "year")
 DOC_TIMEOUT = 300.0  # seconds a document may take (--doc-timeout): a pathological table must not hold a run
@@ -46,7 +46,9 @@ def _nowhere(stage: str) -> None:
     """Outside a worker process nobody listens for the stage."""
 
 
-current_stage: ContextVar[list[str] | None] = ContextVar("current_stage", default=None)  # the document's own, on the LLM path
+current_stage: ContextVar[list[str] | None] = ContextVar(
+    "current_stage", default=None
+)  # the document's own, on the LLM path
 process_stage: Callable[[str], None] = _nowhere  # the worker's (workers.py), for a worker that must be killed
 
 
@@ -165,7 +167,7 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
         usage = error.usage.model_dump(mode="json") if error.usage else None
         stage = "batch" if step.results is not None else "extract"  # --retry-failed with new results reopens these
         return failure(job, stage, str(error), time.perf_counter() - started, usage)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
     loaded.timing["extract_seconds"] = time.perf_counter() - started
     return finish(loaded, extraction)
@@ -202,7 +204,7 @@ def _export(loaded: Loaded, step: Step) -> Rendered:
                 return finish(loaded, planned.ruled)
             blocks = hybrid.block_spans(planned)
         lines = request_lines(step.llm, loaded.document, blocks)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
     seconds = sum(loaded.timing.values()) + time.perf_counter() - started
     if not lines:
@@ -219,7 +221,7 @@ def run_rules(job: Job) -> Rendered:
     enter("extract")
     try:
         extraction = rules.extract(loaded.document)
-    except Exception as error:  # noqa: BLE001 - one document's bug must not lose the batch
+    except Exception as error:
         return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
     loaded.timing["extract_seconds"] = time.perf_counter() - started
     return finish(loaded, extraction)
@@ -232,7 +234,7 @@ def load_job(job: Job) -> Loaded | Rendered:
         document = load_bytes(job.data, job.ref, job.document_id)
     except LoadError as error:
         return failure(job, "load", error.reason, time.perf_counter() - started)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         return failure(job, "load", INTERNAL_ERROR.format(error=repr(error)))
     return Loaded(job, document, {"load_seconds": time.perf_counter() - started})
 
@@ -244,7 +246,7 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
     enter("validate")
     try:
         extraction.validation = validate(extraction, document)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         return failure(job, "validate", INTERNAL_ERROR.format(error=repr(error)))
     timing = {**loaded.timing, "validate_seconds": time.perf_counter() - started}
     status = Status.done if extraction.validation.passed else Status.review
@@ -267,13 +269,20 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
     identity = (filing.company or "", filing.cik or "", filing.form or "", _day(filing.fiscal_period_end))
     rows = [
         [
-            document.id, job.ref, job.key, status.value,
+            document.id,
+            job.ref,
+            job.key,
+            status.value,
             *identity,
-            fact.concept, format(fact.value, "f"), fact.unit,
-            _day(fact.period.start), _day(fact.period.end), _day(fact.period.instant),
+            fact.concept,
+            format(fact.value, "f"),
+            fact.unit,
+            _day(fact.period.start),
+            _day(fact.period.end),
+            _day(fact.period.instant),
             *(fact.dims.get(name, "") for name in DIMS),
             *((str(fact.source.start), str(fact.source.end), fact.source.text) if fact.source else ("", "", "")),
-        ]  # fmt: skip
+        ]
         for fact in to_facts(extraction.note)
     ]
     seconds = sum(timing.values())

@@ -46,7 +46,9 @@ DIED = "the worker process died working on it (out of memory, or a crash)"
 READY = "ready?"  # the first message to every worker: answered once it can take jobs
 STARTED = "started"  # a worker's word that it began a job (its time limit runs from then)
 MAX_DEATHS_IN_A_ROW = 8  # workers dying with no answer in between: something kills every one; stop replacing
-KILL_GRACE = 10.0  # seconds past the deadline before a worker that waits (LLM) is killed: it cancels the document itself
+KILL_GRACE = (
+    10.0  # seconds past the deadline before a worker that waits (LLM) is killed: it cancels the document itself
+)
 STAGE_BYTES = 16
 
 Handler = Callable[[Job, Step], Any]  # async: a Job to its Rendered or Stop
@@ -76,7 +78,9 @@ class WorkerPool:
         self.shares = [concurrency // self.count + (i < concurrency % self.count) for i in range(self.count)]
         self.handler = handler
         self._tickets = itertools.count()
-        self._held: dict[int, dict[int, tuple[Job | None, asyncio.Future[Any], bool]]] = {}  # worker -> ticket -> (job, future, retried)
+        self._held: dict[
+            int, dict[int, tuple[Job | None, asyncio.Future[Any], bool]]
+        ] = {}  # worker -> ticket -> (job, future, retried)
         self._workers: dict[int, _Worker] = {}
         self._ids = itertools.count()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -86,12 +90,20 @@ class WorkerPool:
     async def start(self) -> None:
         """Start the workers and wait until each is ready (modules imported, clients made)."""
         self._loop = asyncio.get_running_loop()
-        await asyncio.gather(*(self._send(self._start(share, on_probation=True), None, retried=False) for share in self.shares))
+        await asyncio.gather(
+            *(self._send(self._start(share, on_probation=True), None, retried=False) for share in self.shares)
+        )
 
     async def run(self, job: Job) -> Any:
-        pool = [worker_id for worker_id, worker in self._workers.items() if not (worker.solo or worker.closing or worker.overdue)]
+        pool = [
+            worker_id
+            for worker_id, worker in self._workers.items()
+            if not (worker.solo or worker.closing or worker.overdue)
+        ]
         if not pool:
-            raise RuntimeError(f"no worker process stays alive ({MAX_DEATHS_IN_A_ROW} died in a row); see the errors above")
+            raise RuntimeError(
+                f"no worker process stays alive ({MAX_DEATHS_IN_A_ROW} died in a row); see the errors above"
+            )
         chosen = min(pool, key=lambda worker_id: len(self._held[worker_id]) / self._workers[worker_id].share)
         return await self._send(chosen, job, retried=False)
 
@@ -148,7 +160,9 @@ class WorkerPool:
         jobs_in, jobs_out = CONTEXT.Pipe(duplex=False)
         results_in, results_out = CONTEXT.Pipe(duplex=False)
         stage = CONTEXT.Array("c", STAGE_BYTES, lock=False)
-        process = CONTEXT.Process(target=_serve, args=(self.step, share, self.handler, jobs_in, results_out, os.getpid(), stage), daemon=True)
+        process = CONTEXT.Process(
+            target=_serve, args=(self.step, share, self.handler, jobs_in, results_out, os.getpid(), stage), daemon=True
+        )
         _start_forkserver()
         process.start()
         jobs_in.close()  # the worker's ends: closed here, so its death reads as end-of-file
@@ -198,7 +212,11 @@ class WorkerPool:
         if worker.on_probation:  # it never started: a replacement would fail the same way, forever
             for _, future, _ in held.values():
                 if not future.done():
-                    future.set_exception(RuntimeError(f"a worker process could not start (exit code {worker.process.exitcode}); see the error above"))
+                    future.set_exception(
+                        RuntimeError(
+                            f"a worker process could not start (exit code {worker.process.exitcode}); see the error above"
+                        )
+                    )
             return
         if self._killed or (worker.closing and not worker.solo):  # closed or killed: what it held stays pending
             for _, future, _ in held.values():
@@ -219,7 +237,9 @@ class WorkerPool:
         except OSError as error:  # no process can be started (too many open files, no memory)
             for job, future, _ in held.values():
                 if not future.done() and job is not None:
-                    future.set_result(failure(job, "extract", f"{DIED}; no process could be started to retry it ({error})"))
+                    future.set_result(
+                        failure(job, "extract", f"{DIED}; no process could be started to retry it ({error})")
+                    )
 
 
 def _settle_with(target: asyncio.Future[Any], done: asyncio.Future[Any]) -> None:
@@ -252,7 +272,9 @@ def _sender(outbox: queue.Queue[tuple[int, Job | str] | None], jobs: Connection)
         jobs.close()
 
 
-def _serve(step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int, stage: Any) -> None:
+def _serve(
+    step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int, stage: Any
+) -> None:
     """A worker process: run jobs `share` at a time until the main process says finish or is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C and SIGTERM reach the whole process group:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the main process decides, and finishes what is in flight
@@ -264,7 +286,9 @@ def _serve(step: Step, share: int, handler: Handler, jobs: Connection, results: 
     asyncio.run(_serve_async(step, share, handler, jobs, results, parent))
 
 
-async def _serve_async(step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int) -> None:
+async def _serve_async(
+    step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int
+) -> None:
     threading.Thread(target=_watch, args=(parent,), daemon=True).start()
     loop = asyncio.get_running_loop()
     slots = asyncio.Semaphore(share)
@@ -279,14 +303,16 @@ async def _serve_async(step: Step, share: int, handler: Handler, jobs: Connectio
                 if step.doc_timeout is not None:
                     results.send((ticket, STARTED))
                 try:
-                    outcome = await (within_limit(job, step, handler) if step.doc_timeout is not None else handler(job, step))
-                except BaseException as error:  # noqa: BLE001 - a bug must fail its document, not hang the run
+                    outcome = await (
+                        within_limit(job, step, handler) if step.doc_timeout is not None else handler(job, step)
+                    )
+                except BaseException as error:
                     outcome = failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
             try:
                 results.send((ticket, outcome))
             except OSError:
                 raise
-            except Exception as error:  # noqa: BLE001 - an outcome that cannot be sent (pickled)
+            except Exception as error:
                 assert isinstance(job, Job)
                 results.send((ticket, failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))))
         except OSError:  # the main process is gone: nobody wants the rest

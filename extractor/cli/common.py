@@ -26,10 +26,28 @@ err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 ACCEPT_HELP = "Accepted findings (JSON Lines of {id, reason}) to set aside, e.g. evals/gold/<document>.accepted.jsonl."
 
-QueueUrlOption = Annotated[str | None, typer.Option("--queue", help="The queue: a SQLite file or sqlite:///path URL (default: url in extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite).")]
-RootOption = Annotated[Path | None, typer.Option(help="Documents are read only from below this folder (default: root in extractor.toml's queue table, env EXTRACTOR_REVIEW_ROOT, else the working folder).")]
-QueueConfigOption = Annotated[Path | None, typer.Option(help="TOML file whose queue table sets url, root, qa_rate and claim_minutes (default: ./extractor.toml if present).")]
-ReviewerOption = Annotated[str, typer.Option(help="Who is acting, for claims and the audit log (default: your login name).")]
+QueueUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--queue",
+        help="The queue: a SQLite file or sqlite:///path URL (default: url in extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite).",
+    ),
+]
+RootOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Documents are read only from below this folder (default: root in extractor.toml's queue table, env EXTRACTOR_REVIEW_ROOT, else the working folder)."
+    ),
+]
+QueueConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="TOML file whose queue table sets url, root, qa_rate and claim_minutes (default: ./extractor.toml if present)."
+    ),
+]
+ReviewerOption = Annotated[
+    str | None, typer.Option(help="Who is acting, for claims and the audit log (default: your login name).")
+]
 
 
 def accepted_findings(path: Path | None) -> dict[str, str]:
@@ -42,11 +60,9 @@ def accepted_findings(path: Path | None) -> dict[str, str]:
         raise typer.Exit(code=2) from error
 
 
-
 def print_findings(console: Console, name: str, validation: Validation) -> None:
     rendered = findings_table(name, validation)
     console.print(rendered, soft_wrap=isinstance(rendered, Text))  # a one-line verdict stays one line (grep-able)
-
 
 
 def queue_settings(url: str | None, config: Path | None, root: Path | None = None, **more: object) -> QueueSettings:
@@ -60,7 +76,9 @@ def queue_settings(url: str | None, config: Path | None, root: Path | None = Non
 def open_queue(settings: QueueSettings, must_exist: bool = True) -> Queue:
     """The configured queue; exit 2 with the reason when it is missing or unusable."""
     if must_exist and not settings.path.exists():
-        err.print(f"[red]error[/red]: no queue at {escape(str(settings.path))} yet: 'extractor run' and 'extractor extract --queue' create it")
+        err.print(
+            f"[red]error[/red]: no queue at {escape(str(settings.path))} yet: 'extractor run' and 'extractor extract --queue' create it"
+        )
         raise typer.Exit(code=2)
     with unusable_queue_file():
         return Queue(settings.path, lease_seconds=settings.claim_minutes * 60)
@@ -75,4 +93,3 @@ def unusable_queue_file() -> Iterator[None]:
     except QueueFileError as error:
         err.print(f"[red]error[/red]: {escape(str(error))}")
         raise typer.Exit(code=2) from error
-

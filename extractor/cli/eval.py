@@ -14,24 +14,48 @@ from rich.table import Table as RichTable
 from extractor.backends.choice import BackendName
 from extractor.cli.common import err
 from extractor.cli.options import (
-    ApiKeyOption, BackendOption, BaseUrlOption, CacheDirOption, CacheOption, ConfigOption, MaxCharsOption, ModeOption,
-    ModelOption, PromptOption, TemperatureOption, TimeoutOption, backend_runner, llm_flags,
+    ApiKeyOption,
+    BackendOption,
+    BaseUrlOption,
+    CacheDirOption,
+    CacheOption,
+    ConfigOption,
+    MaxCharsOption,
+    ModelOption,
+    ModeOption,
+    PromptOption,
+    TemperatureOption,
+    TimeoutOption,
+    backend_runner,
+    llm_flags,
 )
 from extractor.evals.harness.compare import compare
 from extractor.evals.harness.html_report import render_report, write_report
 from extractor.evals.harness.runner import EvalRun, run_suite
 from extractor.evals.harness.store import DEFAULT_STORE, RunStore, StoreError
-from extractor.suites import SuiteError, load_suite
 from extractor.evals.harness.terminal import comparison_report, run_report
 from extractor.llm.client import EndpointError
+from extractor.suites import SuiteError, load_suite
 
 
 def eval_command(
-    suite_path: Path = typer.Argument(..., metavar="SUITE", help="A suite folder holding suite.toml (or the manifest itself), e.g. evals/suites/heterogeneous."),
+    suite_path: Path = typer.Argument(
+        ...,
+        metavar="SUITE",
+        help="A suite folder holding suite.toml (or the manifest itself), e.g. evals/suites/heterogeneous.",
+    ),
     backend: BackendOption = BackendName.rules,
-    baseline: str | None = typer.Option(None, help="A stored run id to compare against, or 'latest' (the newest stored run of this suite)."),
-    fail_under: float | None = typer.Option(None, min=0, max=1, help="Exit 1 when the run's F1 is below this (0-1): a CI gate."),
-    no_regressions: bool = typer.Option(False, "--no-regressions", help="Exit 1 when a gold fact right in the baseline is not right now, or a new extra appears (needs --baseline)."),
+    baseline: str | None = typer.Option(
+        None, help="A stored run id to compare against, or 'latest' (the newest stored run of this suite)."
+    ),
+    fail_under: float | None = typer.Option(
+        None, min=0, max=1, help="Exit 1 when the run's F1 is below this (0-1): a CI gate."
+    ),
+    no_regressions: bool = typer.Option(
+        False,
+        "--no-regressions",
+        help="Exit 1 when a gold fact right in the baseline is not right now, or a new extra appears (needs --baseline).",
+    ),
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite file of stored runs (created when missing)."),
     html: Path | None = typer.Option(None, help="Where to write the HTML report (default: out/eval/run-<id>.html)."),
     label: str | None = typer.Option(None, help="A note stored with the run, e.g. 'lexicon: forfeited rows'."),
@@ -72,18 +96,32 @@ def eval_command(
         err.print(f"[red]error[/red]: {escape(str(error))}")
         raise typer.Exit(code=2) from error
     if no_regressions and base is None:
-        err.print("[red]error[/red]: --no-regressions needs a baseline run (--baseline ID or latest, with a stored run)")
+        err.print(
+            "[red]error[/red]: --no-regressions needs a baseline run (--baseline ID or latest, with a stored run)"
+        )
         raise typer.Exit(code=2)
     flags = llm_flags(locals())
     chosen, extract_one, settings = backend_runner(backend, flags, config)
     llm = chosen is not BackendName.rules
-    with Progress(TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=err, transient=True) as progress:
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
         task = progress.add_task(f"eval {suite.name} ({chosen.value})", total=len(suite.documents))
         try:
-            run = run_suite(suite, extract_one, chosen.value, model=settings.model if llm else None,
-                            prompt_id=settings.prompt if llm else None, label=label,
-                            on_document=lambda document: progress.advance(task))
+            run = run_suite(
+                suite,
+                extract_one,
+                chosen.value,
+                model=settings.model if llm else None,
+                prompt_id=settings.prompt if llm else None,
+                label=label,
+                on_document=lambda document: progress.advance(task),
+            )
         except EndpointError as error:
             err.print(f"[red]error[/red]: {escape(str(error))}")
             err.print("stopped: the endpoint cannot serve any document; the run was not stored")
@@ -104,14 +142,18 @@ def eval_command(
     try:
         write_report(report, render_report(run, metrics, suite, runs.runs(suite.name), comparison))
     except OSError as error:
-        err.print(f"[red]error[/red]: the report cannot be written to {escape(str(report))} ({escape(error.strerror or str(error))}); run {run.id} is stored in {store}")
+        err.print(
+            f"[red]error[/red]: the report cannot be written to {escape(str(report))} ({escape(error.strerror or str(error))}); run {run.id} is stored in {store}"
+        )
         raise typer.Exit(code=2) from error
     err.print(f"run {run.id} stored in {store}; report: {report}")
     failed_gates = []
     if fail_under is not None and metrics.overall.f1 < fail_under:
         failed_gates.append(f"F1 {metrics.overall.f1:.3f} is below --fail-under {fail_under}")
     if no_regressions and comparison is not None and comparison.regressions:
-        failed_gates.append(f"{len(comparison.newly_wrong)} facts newly wrong and {len(comparison.new_extras)} new extras against run {comparison.baseline.id}")
+        failed_gates.append(
+            f"{len(comparison.newly_wrong)} facts newly wrong and {len(comparison.new_extras)} new extras against run {comparison.baseline.id}"
+        )
     for message in failed_gates:
         err.print(f"[red]gate failed[/red]: {escape(message)}")
     if failed_gates:
@@ -131,7 +173,9 @@ def _baseline(runs: RunStore, suite: str, baseline: str | None) -> EvalRun | Non
         raise StoreError(f"--baseline must be a run id or 'latest', not {baseline!r}")
     run = runs.load(int(baseline))
     if run.suite != suite:
-        raise StoreError(f"run {run.id} is of suite {run.suite!r}, not {suite!r}: runs compare fact by fact only within one suite")
+        raise StoreError(
+            f"run {run.id} is of suite {run.suite!r}, not {suite!r}: runs compare fact by fact only within one suite"
+        )
     return run
 
 
@@ -153,7 +197,15 @@ def eval_runs_command(
         table.add_column(column, justify="right" if column in ("id", "F1") else "left", overflow="fold")
     for r in summaries:
         prompt_name = f"{r.prompt_id} {r.prompt_hash or ''}".strip() if r.prompt_id else ""
-        table.add_row(str(r.id), r.created, escape(r.suite), r.backend, escape(r.model or ""), escape(prompt_name),
-                      escape(r.code_version), escape(r.label or ""), f"{r.f1:.3f}")
+        table.add_row(
+            str(r.id),
+            r.created,
+            escape(r.suite),
+            r.backend,
+            escape(r.model or ""),
+            escape(prompt_name),
+            escape(r.code_version),
+            escape(r.label or ""),
+            f"{r.f1:.3f}",
+        )
     Console(width=None if sys.stdout.isatty() else 150).print(table)
-

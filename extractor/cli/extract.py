@@ -13,10 +13,31 @@ from rich.markup import escape
 
 from extractor.attempt import attempt
 from extractor.backends.choice import BackendName
-from extractor.cli.common import ACCEPT_HELP, accepted_findings, err, iter_inputs, open_queue, print_findings, queue_settings, unusable_queue_file
+from extractor.cli.common import (
+    ACCEPT_HELP,
+    accepted_findings,
+    err,
+    iter_inputs,
+    open_queue,
+    print_findings,
+    queue_settings,
+    unusable_queue_file,
+)
 from extractor.cli.options import (
-    ApiKeyOption, BackendOption, BaseUrlOption, CacheDirOption, CacheOption, ConfigOption, MaxCharsOption, ModeOption,
-    ModelOption, PromptOption, TemperatureOption, TimeoutOption, backend_runner, llm_flags,
+    ApiKeyOption,
+    BackendOption,
+    BaseUrlOption,
+    CacheDirOption,
+    CacheOption,
+    ConfigOption,
+    MaxCharsOption,
+    ModelOption,
+    ModeOption,
+    PromptOption,
+    TemperatureOption,
+    TimeoutOption,
+    backend_runner,
+    llm_flags,
 )
 from extractor.extraction import Extraction
 from extractor.findings import Validation
@@ -34,14 +55,33 @@ class OutputFormat(str, Enum):
 
 
 def extract_command(
-    paths: list[Path] = typer.Argument(..., help="Filing sections: R-page text or HTML, 10-K HTML notes, EDGAR .txt submissions, aligned plain text, or directories of them."),
+    paths: list[Path] = typer.Argument(
+        ...,
+        help="Filing sections: R-page text or HTML, 10-K HTML notes, EDGAR .txt submissions, aligned plain text, or directories of them.",
+    ),
     backend: BackendOption = BackendName.rules,
-    output_format: OutputFormat = typer.Option(OutputFormat.json, "--format", "-f", help="json: schema instances with their validation; facts: JSON Lines in the shared facts format; table: facts and findings, readable."),
+    output_format: OutputFormat = typer.Option(
+        OutputFormat.json,
+        "--format",
+        "-f",
+        help="json: schema instances with their validation; facts: JSON Lines in the shared facts format; table: facts and findings, readable.",
+    ),
     output: Path | None = typer.Option(None, "--output", "-o", help="Write to this file instead of standard output."),
-    validate_output: bool = typer.Option(True, "--validate/--no-validate", help="Check every extraction against itself and its document."),
+    validate_output: bool = typer.Option(
+        True, "--validate/--no-validate", help="Check every extraction against itself and its document."
+    ),
     accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every table no rule mapped, one per line (by default: how many, and the first few titles; the JSON output's tables_unmapped always holds them all), and every block the hybrid backend sent to the LLM, with why (provenance.asked in the JSON)."),
-    send_to_queue: bool = typer.Option(False, "--queue", help="Send extractions that fail validation (and a sample of passing ones, qa_rate in extractor.toml's queue table) to the correction queue (extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite)."),
+    verbose: bool = typer.Option(
+        False,
+        "--verbose",
+        "-v",
+        help="List every table no rule mapped, one per line (by default: how many, and the first few titles; the JSON output's tables_unmapped always holds them all), and every block the hybrid backend sent to the LLM, with why (provenance.asked in the JSON).",
+    ),
+    send_to_queue: bool = typer.Option(
+        False,
+        "--queue",
+        help="Send extractions that fail validation (and a sample of passing ones, qa_rate in extractor.toml's queue table) to the correction queue (extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite).",
+    ),
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
     api_key: ApiKeyOption = None,
@@ -97,11 +137,15 @@ def extract_command(
             usage.add(extraction.usage)
         if extraction.section:
             where = f"characters {extraction.section.start:,}-{extraction.section.end:,}"
-            err.print(f"read: {escape(str(path))}: {escape(extraction.section.heading or 'an untitled note')} ({where} of the whole filing)")
+            err.print(
+                f"read: {escape(str(path))}: {escape(extraction.section.heading or 'an untitled note')} ({where} of the whole filing)"
+            )
         for warning in extraction.warnings:
             err.print(f"[yellow]warning[/yellow]: {escape(str(path))}: {escape(warning)}")
         if extraction.tables_unmapped:
-            err.print(f"[yellow]note[/yellow]: {escape(str(path))}: {escape(unmapped_note(extraction.tables_unmapped, verbose))}")
+            err.print(
+                f"[yellow]note[/yellow]: {escape(str(path))}: {escape(unmapped_note(extraction.tables_unmapped, verbose))}"
+            )
         for block in extraction.provenance.asked if verbose else ():
             where = f"{block.kind} {block.index + 1} (characters {block.start:,}-{block.end:,})"
             err.print(f"asked the LLM: {escape(str(path))}: {where}: {escape(block.reason)}")
@@ -126,7 +170,6 @@ def extract_command(
         raise typer.Exit(code=1)
 
 
-
 UNMAPPED_SHOWN = 3  # titles named in the one-line note
 TITLE_CHARS = 40  # each clipped to this
 
@@ -141,7 +184,11 @@ def unmapped_note(titles: list[str], verbose: bool = False) -> str:
     worded = [title for title in distinct if any(char.isalpha() for char in title)]  # not a rule line or a page number
     shown = (worded or distinct)[:UNMAPPED_SHOWN]
     more = f" and {len(titles) - len(shown)} more" if len(titles) > len(shown) else ""
-    return f"{count}: " + ", ".join(f"'{title}'" for title in shown) + f"{more} (all: --verbose, or tables_unmapped in --format json)"
+    return (
+        f"{count}: "
+        + ", ".join(f"'{title}'" for title in shown)
+        + f"{more} (all: --verbose, or tables_unmapped in --format json)"
+    )
 
 
 def _clip(title: str) -> str:
@@ -149,11 +196,12 @@ def _clip(title: str) -> str:
     return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
 
 
-
 def _report_validation(name: str, validation: Validation) -> None:
     """One line per extraction on stderr; the findings themselves are in the output."""
     verdict = "[green]passed[/green]" if validation.passed else "[red]failed[/red]"
-    err.print(f"validation {verdict}: {escape(name)}: {len(validation.errors)} errors, {len(validation.warnings)} warnings")
+    err.print(
+        f"validation {verdict}: {escape(name)}: {len(validation.errors)} errors, {len(validation.warnings)} warnings"
+    )
 
 
 def _write(extractions: list[Extraction], output_format: OutputFormat, output: Path | None) -> None:
@@ -167,7 +215,9 @@ def _write(extractions: list[Extraction], output_format: OutputFormat, output: P
         return
     if output_format is OutputFormat.facts:
         lines = [
-            json.dumps({**fact.to_json_dict(), "document": extraction.document_id, "filing": filing}, ensure_ascii=False)
+            json.dumps(
+                {**fact.to_json_dict(), "document": extraction.document_id, "filing": filing}, ensure_ascii=False
+            )
             for extraction in extractions
             for filing in [extraction.filing.model_dump(mode="json")]
             for fact in to_facts(extraction.note)
@@ -181,4 +231,3 @@ def _write(extractions: list[Extraction], output_format: OutputFormat, output: P
         err.print(f"wrote {output}")
     else:
         sys.stdout.write(text)
-

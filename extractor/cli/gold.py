@@ -14,8 +14,12 @@ gold_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build g
 
 @gold_app.command("from-xbrl")
 def from_xbrl(
-    file: Path = typer.Argument(..., help="An XBRL instance (.xml) or an inline XBRL filing (.htm, XHTML with ix:nonFraction tags)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the facts here (JSON Lines) instead of standard output."),
+    file: Path = typer.Argument(
+        ..., help="An XBRL instance (.xml) or an inline XBRL filing (.htm, XHTML with ix:nonFraction tags)."
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Write the facts here (JSON Lines) instead of standard output."
+    ),
 ) -> None:
     """Gold facts (shared/spec/facts.md) from the filer's own XBRL tags, for the concepts in scope.
 

@@ -19,12 +19,16 @@ local_model_app = typer.Typer(
 
 @local_model_app.command("serve")
 def serve_command(
-    model: Path | None = typer.Option(None, help="A GGUF model file (default: the packaged Gemma 3 270M base model, assembled on first use)."),
+    model: Path | None = typer.Option(
+        None, help="A GGUF model file (default: the packaged Gemma 3 270M base model, assembled on first use)."
+    ),
     host: str = typer.Option("127.0.0.1", help="Address to listen on."),
     port: int = typer.Option(8080, min=1, max=65535),
     alias: str = typer.Option(DEFAULT_ALIAS, help="The model name clients pass as --model."),
     n_ctx: int = typer.Option(8192, "--n-ctx", min=512, help="Context window in tokens (prompt and answer)."),
-    threads: int | None = typer.Option(None, min=1, help="CPU threads (default: every core; llama.cpp's own default is half of them)."),
+    threads: int | None = typer.Option(
+        None, min=1, help="CPU threads (default: every core; llama.cpp's own default is half of them)."
+    ),
     log: Path | None = typer.Option(None, help="Append the server's own output to this file (default: discarded)."),
 ) -> None:
     """Start llama.cpp's server on a GGUF model and print the base URL to use; Ctrl-C stops it.

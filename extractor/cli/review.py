@@ -8,17 +8,43 @@ import os
 import typer
 from rich.markup import escape
 
-from extractor.cli.common import QueueConfigOption, QueueUrlOption, RootOption, err, open_queue, queue_settings, unusable_queue_file
+from extractor.cli.common import (
+    QueueConfigOption,
+    QueueUrlOption,
+    RootOption,
+    err,
+    open_queue,
+    queue_settings,
+    unusable_queue_file,
+)
 from extractor.queue.reviewers import reviewer_names
 
 
 @unusable_queue_file()
 def review_command(
-    host: str = typer.Option("127.0.0.1", help="Address to listen on. Anything but loopback exposes the queue to the network over plain HTTP: put it behind TLS."),
+    host: str = typer.Option(
+        "127.0.0.1",
+        help="Address to listen on. Anything but loopback exposes the queue to the network over plain HTTP: put it behind TLS.",
+    ),
     port: int = typer.Option(8000, min=1, max=65535),
-    allowed_host: list[str] = typer.Option([], "--allowed-host", metavar="NAME", help="A host name reviewers' browsers use to reach the server, e.g. review.example.org (repeatable; default: hosts in extractor.toml's queue table). Requests naming any other Host get 400, which also defeats DNS rebinding. localhost and 127.0.0.1 are always answered, and so is --host when it is one address; needed with --host 0.0.0.0 or ::."),
-    max_save_mb: float | None = typer.Option(None, min=0.001, max=1024, help="Refuse (413) an edit form larger than this many MiB before reading it (default: max_save_mb in extractor.toml's queue table, else 4). A note of 200 values sends about 65 KB; other forms are capped at 64 KiB."),
-    save_seconds: float | None = typer.Option(None, min=0.1, max=3600, help="Refuse (503, nothing saved) a save whose re-validation takes longer than this (default: save_seconds in extractor.toml's queue table, else 20). A long note takes tens of milliseconds; an overrunning check keeps one of two validation threads until it ends, so the server keeps answering."),
+    allowed_host: list[str] = typer.Option(
+        [],
+        "--allowed-host",
+        metavar="NAME",
+        help="A host name reviewers' browsers use to reach the server, e.g. review.example.org (repeatable; default: hosts in extractor.toml's queue table). Requests naming any other Host get 400, which also defeats DNS rebinding. localhost and 127.0.0.1 are always answered, and so is --host when it is one address; needed with --host 0.0.0.0 or ::.",
+    ),
+    max_save_mb: float | None = typer.Option(
+        None,
+        min=0.001,
+        max=1024,
+        help="Refuse (413) an edit form larger than this many MiB before reading it (default: max_save_mb in extractor.toml's queue table, else 4). A note of 200 values sends about 65 KB; other forms are capped at 64 KiB.",
+    ),
+    save_seconds: float | None = typer.Option(
+        None,
+        min=0.1,
+        max=3600,
+        help="Refuse (503, nothing saved) a save whose re-validation takes longer than this (default: save_seconds in extractor.toml's queue table, else 20). A long note takes tens of milliseconds; an overrunning check keeps one of two validation threads until it ends, so the server keeps answering.",
+    ),
     root: RootOption = None,
     queue: QueueUrlOption = None,
     config: QueueConfigOption = None,
@@ -40,17 +66,28 @@ def review_command(
 
     from extractor.review.app import create_app
 
-    settings = queue_settings(queue, config, root, hosts=allowed_host or None, max_save_mb=max_save_mb, save_seconds=save_seconds)
+    settings = queue_settings(
+        queue, config, root, hosts=allowed_host or None, max_save_mb=max_save_mb, save_seconds=save_seconds
+    )
     hosts = _served_hosts(host, settings.hosts)
     store = open_queue(settings, must_exist=False)
     if not _loopback(host):
-        err.print(f"[yellow]warning[/yellow]: listening on {escape(host)}: anyone who can reach it sees the sign-in page; "
-                  "tokens travel unencrypted unless a TLS proxy is in front")  # fmt: skip
+        err.print(
+            f"[yellow]warning[/yellow]: listening on {escape(host)}: anyone who can reach it sees the sign-in page; "
+            "tokens travel unencrypted unless a TLS proxy is in front"
+        )
     if not reviewer_names(store):
-        err.print("[yellow]note[/yellow]: no reviewers yet: 'extractor queue add-reviewer NAME' creates one and prints their token")
+        err.print(
+            "[yellow]note[/yellow]: no reviewers yet: 'extractor queue add-reviewer NAME' creates one and prints their token"
+        )
     err.print(f"review queue {escape(str(store.path))}, documents from {escape(str(settings.root.resolve()))}")
     err.print(f"open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20), settings.save_seconds), host=host, port=port, log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning"))
+    uvicorn.run(
+        create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20), settings.save_seconds),
+        host=host,
+        port=port,
+        log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning"),
+    )
 
 
 def _served_hosts(host: str, named: list[str]) -> list[str]:
@@ -59,9 +96,11 @@ def _served_hosts(host: str, named: list[str]) -> list[str]:
     if host not in ("0.0.0.0", "::", ""):
         return [*named, f"[{host}]" if ":" in host else host]
     if not named:
-        err.print(f"[red]error[/red]: listening on {escape(host)} answers any host name, which lets other sites' pages reach the "
-                  "server (DNS rebinding): name the ones reviewers use with --allowed-host review.example.org (repeatable), "
-                  "or hosts in extractor.toml's queue table")  # fmt: skip
+        err.print(
+            f"[red]error[/red]: listening on {escape(host)} answers any host name, which lets other sites' pages reach the "
+            "server (DNS rebinding): name the ones reviewers use with --allowed-host review.example.org (repeatable), "
+            "or hosts in extractor.toml's queue table"
+        )
         raise typer.Exit(code=2)
     return named
 
@@ -73,4 +112,3 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-

@@ -14,17 +14,30 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import ManifestError, Status
-from extractor.bulk.outputs import FAILURES, FACTS_CSV, FACTS_PARQUET, RECORDS, SUMMARY
+from extractor.bulk.outputs import FACTS_CSV, FACTS_PARQUET, FAILURES, RECORDS, SUMMARY
 from extractor.bulk.run import RunError, SummaryError, import_batch, run
 from extractor.bulk.runner import Tally, default_workers
 from extractor.bulk.summary import summary_table
 from extractor.bulk.work import DOC_TIMEOUT
 from extractor.cli.common import err, open_queue, queue_settings
 from extractor.cli.options import (
-    ApiKeyOption, BackendOption, BaseUrlOption, CacheDirOption, CacheOption, ConfigOption, MaxCharsOption,
-    ModelOption, ModeOption, PromptOption, RpmOption, TemperatureOption, TimeoutOption, TpmOption,
-    chosen_backend, llm_flags,
-)  # fmt: skip
+    ApiKeyOption,
+    BackendOption,
+    BaseUrlOption,
+    CacheDirOption,
+    CacheOption,
+    ConfigOption,
+    MaxCharsOption,
+    ModelOption,
+    ModeOption,
+    PromptOption,
+    RpmOption,
+    TemperatureOption,
+    TimeoutOption,
+    TpmOption,
+    chosen_backend,
+    llm_flags,
+)
 from extractor.llm.batch import BatchError
 from extractor.llm.client import EndpointError
 from extractor.llm.config import LLMConfig
@@ -36,19 +49,72 @@ BATCH = "Batch API (half the price, answers within a day)"
 
 
 def run_command(
-    inputs: list[str] = typer.Argument(None, metavar="INPUT...", help="Files, folders (walked recursively), glob patterns ('filings/**/*.htm', quoted), EDGAR .txt submissions and .zip archives of any of these."),
-    out: Path = typer.Option(..., "--out", "-o", help="Output folder: records.jsonl, facts.csv, facts.parquet, failures.jsonl, summary.json and the run manifest. Run the same command again to resume."),
+    inputs: list[str] = typer.Argument(
+        None,
+        metavar="INPUT...",
+        help="Files, folders (walked recursively), glob patterns ('filings/**/*.htm', quoted), EDGAR .txt submissions and .zip archives of any of these.",
+    ),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        "-o",
+        help="Output folder: records.jsonl, facts.csv, facts.parquet, failures.jsonl, summary.json and the run manifest. Run the same command again to resume.",
+    ),
     backend: BackendOption = BackendName.rules,
-    concurrency: int = typer.Option(8, min=1, max=512, help="Documents with the LLM at once, over all workers (each waits on one request at a time)."),
-    workers: int = typer.Option(default_workers(), min=1, help="Worker processes; each loads, extracts and validates documents, LLM documents several at once (default: one per core)."),
-    max_bytes: int = typer.Option(MAX_BYTES, min=1, max=MAX_BYTES, help="Larger inputs are not read; each becomes a failure record saying so."),
-    doc_timeout: float = typer.Option(DOC_TIMEOUT, "--doc-timeout", min=0, metavar="SECONDS", help="Time one document may take (reading it, extracting, validating; on the LLM path its requests and waits too). One that takes longer is stopped and becomes a failure record naming the stage it was in; the run goes on. 0: no limit."),
-    retry_failed: bool = typer.Option(False, "--retry-failed", help="Try documents that failed in an earlier run again (after an endpoint outage, say); with --batch-import, answer the ones the batch could not answer before from this results file."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar: a progress line every 10 seconds, for logs."),
-    batch_export: Path | None = typer.Option(None, "--batch-export", metavar="FILE", rich_help_panel=BATCH, help="Write the LLM requests to FILE in OpenAI Batch API format instead of sending them (half the price, answers within 24 hours); documents wait as 'exported'."),
-    batch_import: Path | None = typer.Option(None, "--batch-import", metavar="RESULTS", rich_help_panel=BATCH, help="Read the Batch API's output file for the documents exported into --out: parsed, grounded and validated like live answers. Takes no inputs."),
-    send_to_queue: bool = typer.Option(True, "--queue/--no-queue", help="Send documents that fail validation (and a sample of passing ones, --qa-rate) to the correction queue (extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite)."),
-    qa_rate: float | None = typer.Option(None, min=0, max=1, help="Share of passing documents sampled for review, always the same ones (default: qa_rate in extractor.toml's queue table, else 0)."),
+    concurrency: int = typer.Option(
+        8,
+        min=1,
+        max=512,
+        help="Documents with the LLM at once, over all workers (each waits on one request at a time).",
+    ),
+    workers: int = typer.Option(
+        default_workers(),
+        min=1,
+        help="Worker processes; each loads, extracts and validates documents, LLM documents several at once (default: one per core).",
+    ),
+    max_bytes: int = typer.Option(
+        MAX_BYTES, min=1, max=MAX_BYTES, help="Larger inputs are not read; each becomes a failure record saying so."
+    ),
+    doc_timeout: float = typer.Option(
+        DOC_TIMEOUT,
+        "--doc-timeout",
+        min=0,
+        metavar="SECONDS",
+        help="Time one document may take (reading it, extracting, validating; on the LLM path its requests and waits too). One that takes longer is stopped and becomes a failure record naming the stage it was in; the run goes on. 0: no limit.",
+    ),
+    retry_failed: bool = typer.Option(
+        False,
+        "--retry-failed",
+        help="Try documents that failed in an earlier run again (after an endpoint outage, say); with --batch-import, answer the ones the batch could not answer before from this results file.",
+    ),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress bar: a progress line every 10 seconds, for logs."
+    ),
+    batch_export: Path | None = typer.Option(
+        None,
+        "--batch-export",
+        metavar="FILE",
+        rich_help_panel=BATCH,
+        help="Write the LLM requests to FILE in OpenAI Batch API format instead of sending them (half the price, answers within 24 hours); documents wait as 'exported'.",
+    ),
+    batch_import: Path | None = typer.Option(
+        None,
+        "--batch-import",
+        metavar="RESULTS",
+        rich_help_panel=BATCH,
+        help="Read the Batch API's output file for the documents exported into --out: parsed, grounded and validated like live answers. Takes no inputs.",
+    ),
+    send_to_queue: bool = typer.Option(
+        True,
+        "--queue/--no-queue",
+        help="Send documents that fail validation (and a sample of passing ones, --qa-rate) to the correction queue (extractor.toml's queue table, env EXTRACTOR_QUEUE, else out/queue.sqlite).",
+    ),
+    qa_rate: float | None = typer.Option(
+        None,
+        min=0,
+        max=1,
+        help="Share of passing documents sampled for review, always the same ones (default: qa_rate in extractor.toml's queue table, else 0).",
+    ),
     rpm: RpmOption = None,
     tpm: TpmOption = None,
     model: ModelOption = None,
@@ -89,7 +155,11 @@ def run_command(
     if batch_import is None and not inputs:
         err.print("[red]error[/red]: no inputs: name files, folders, globs or zip archives to extract")
         raise typer.Exit(code=2)
-    chosen, settings = (BackendName.llm, LLMConfig()) if batch_import is not None else chosen_backend(backend, llm_flags(locals()), config)
+    chosen, settings = (
+        (BackendName.llm, LLMConfig())
+        if batch_import is not None
+        else chosen_backend(backend, llm_flags(locals()), config)
+    )
     if batch_export is not None and chosen is BackendName.rules:
         err.print("[red]error[/red]: --batch-export writes LLM requests: use it with --backend llm or hybrid")
         raise typer.Exit(code=2)
@@ -103,13 +173,37 @@ def run_command(
     try:
         with view:
             if batch_import is not None:
-                outcome = import_batch(out, batch_import, retry_failed=retry_failed, workers=workers, max_bytes=max_bytes,
-                                       doc_timeout=doc_timeout, queue=review, qa_rate=rate, on_update=view.update,
-                                       notify=_say, handle_signals=True)  # fmt: skip
+                outcome = import_batch(
+                    out,
+                    batch_import,
+                    retry_failed=retry_failed,
+                    workers=workers,
+                    max_bytes=max_bytes,
+                    doc_timeout=doc_timeout,
+                    queue=review,
+                    qa_rate=rate,
+                    on_update=view.update,
+                    notify=_say,
+                    handle_signals=True,
+                )
             else:
-                outcome = run(inputs, out, chosen, settings, workers=workers, concurrency=concurrency, max_bytes=max_bytes,
-                              doc_timeout=doc_timeout, retry_failed=retry_failed, queue=review, qa_rate=rate,
-                              batch_export=batch_export, on_update=view.update, notify=_say, handle_signals=True)  # fmt: skip
+                outcome = run(
+                    inputs,
+                    out,
+                    chosen,
+                    settings,
+                    workers=workers,
+                    concurrency=concurrency,
+                    max_bytes=max_bytes,
+                    doc_timeout=doc_timeout,
+                    retry_failed=retry_failed,
+                    queue=review,
+                    qa_rate=rate,
+                    batch_export=batch_export,
+                    on_update=view.update,
+                    notify=_say,
+                    handle_signals=True,
+                )
     except SummaryError as error:
         err.print(f"[red]error[/red]: {escape(str(error))}")
         raise typer.Exit(code=1) from error
@@ -118,22 +212,34 @@ def run_command(
         raise typer.Exit(code=2) from error
     summary = outcome.summary
     Console(stderr=True, width=None if err.is_terminal else 120).print(summary_table(summary))
-    err.print(escape(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}"))
+    err.print(
+        escape(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}")
+    )
     if review is not None:
-        err.print(f"{outcome.queued:,} documents entered the review queue {escape(str(review.path))}: extractor queue list, or extractor review")
+        err.print(
+            f"{outcome.queued:,} documents entered the review queue {escape(str(review.path))}: extractor queue list, or extractor review"
+        )
     if batch_export is not None and summary["documents"]["exported"]:
-        err.print(escape(f"{summary['documents']['exported']:,} documents wait for their answers: submit {batch_export} to the Batch API "
-                         f"(https://platform.openai.com/docs/guides/batch), then: extractor run --out {out} --batch-import RESULTS.jsonl"))  # fmt: skip
+        err.print(
+            escape(
+                f"{summary['documents']['exported']:,} documents wait for their answers: submit {batch_export} to the Batch API "
+                f"(https://platform.openai.com/docs/guides/batch), then: extractor run --out {out} --batch-import RESULTS.jsonl"
+            )
+        )
     if outcome.interrupted:
         err.print("stopped after finishing what was in flight; run the same command again to go on")
         raise typer.Exit(code=INTERRUPTED)
     if batch_import and not outcome.tally.total and (waiting := summary["documents"]["failed"]):
-        err.print(f"{waiting:,} documents failed before (some perhaps in the batch): add --retry-failed to answer them from this file")
+        err.print(
+            f"{waiting:,} documents failed before (some perhaps in the batch): add --retry-failed to answer them from this file"
+        )
     unfinished = summary["documents"]["pending"] + (summary["documents"]["exported"] if batch_import else 0)
     if outcome.tally.stopped_by or summary["documents"]["failed"] or unfinished:
         if unfinished:
-            err.print(f"{unfinished:,} documents are not finished; run the same command again to go on"
-                      + (" (or --retry-failed with new results)" if batch_import else ""))
+            err.print(
+                f"{unfinished:,} documents are not finished; run the same command again to go on"
+                + (" (or --retry-failed with new results)" if batch_import else "")
+            )
         raise typer.Exit(code=1)
 
 
@@ -141,7 +247,7 @@ def _say(note: str) -> None:
     """The library's notes, coloured as the other messages are."""
     for word, colour in (("error", "red"), ("warning", "yellow")):
         if note.startswith(f"{word}: "):
-            err.print(f"[{colour}]{word}[/{colour}]: {escape(note[len(word) + 2:])}")
+            err.print(f"[{colour}]{word}[/{colour}]: {escape(note[len(word) + 2 :])}")
             return
     err.print(escape(note))
 
@@ -152,16 +258,22 @@ class _Bar:
     def __init__(self, llm: bool) -> None:
         self.llm = llm
         self.progress = Progress(
-            TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[pace]}"), console=err, transient=False,
-        )  # fmt: skip
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[pace]}"),
+            console=err,
+            transient=False,
+        )
         self.task = self.progress.add_task("run", total=None, pace="")
 
     def __enter__(self) -> _Bar:
         self.progress.__enter__()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.progress.__exit__(kind, error, trace)
 
     def update(self, tally: Tally) -> None:
@@ -198,7 +310,12 @@ def pace(tally: Tally, llm: bool) -> str:
     rate = tally.finished / tally.elapsed if tally.elapsed > 0 else 0.0
     left = tally.total - tally.handled
     eta = f"{_clock(left / rate)} left" if rate > 0 and left > 0 else ""
-    parts = [f"{rate:.1f} documents/s", eta, f"{tally.failed:,} failed", f"{tally.written.get(Status.review, 0):,} for review"]
+    parts = [
+        f"{rate:.1f} documents/s",
+        eta,
+        f"{tally.failed:,} failed",
+        f"{tally.written.get(Status.review, 0):,} for review",
+    ]
     if llm:
         usage = tally.usage
         cost = "cost unknown" if usage.cost_usd is None else f"${float(usage.cost_usd):.2f}"
@@ -208,4 +325,8 @@ def pace(tally: Tally, llm: bool) -> str:
 
 def _clock(seconds: float) -> str:
     seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
+    return (
+        f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        if seconds >= 3600
+        else f"{seconds // 60}:{seconds % 60:02d}"
+    )

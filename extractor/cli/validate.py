@@ -33,10 +33,18 @@ class InputError(ExtractorError):
 
 
 def validate_command(
-    files: list[Path] = typer.Argument(..., help="Saved extractions ('extract --format json' output, .json), facts files (JSON Lines, .jsonl), or directories of them."),
-    document: Path | None = typer.Option(None, help="For a facts file of one document: the document its spans point into, to check spans and scales against."),
+    files: list[Path] = typer.Argument(
+        ...,
+        help="Saved extractions ('extract --format json' output, .json), facts files (JSON Lines, .jsonl), or directories of them.",
+    ),
+    document: Path | None = typer.Option(
+        None,
+        help="For a facts file of one document: the document its spans point into, to check spans and scales against.",
+    ),
     accept: Path | None = typer.Option(None, help=ACCEPT_HELP),
-    output_format: ReportFormat = typer.Option(ReportFormat.table, "--format", "-f", help="table: findings, readable; json: one Validation per extraction."),
+    output_format: ReportFormat = typer.Option(
+        ReportFormat.table, "--format", "-f", help="table: findings, readable; json: one Validation per extraction."
+    ),
 ) -> None:
     """Check saved extractions: roll-forwards, totals, cross-table agreement, ranges, scale, grounding.
 
@@ -103,7 +111,9 @@ def _validate_file(path: Path, document: Document | None, accepted: dict[str, st
     except json.JSONDecodeError as error:
         raise InputError(f"{path}: not JSON ({error}); a facts file must end in .jsonl") from error
     except ValidationError as error:
-        raise InputError(f"{path}: not an extraction as 'extract --format json' writes it ({error.error_count()} problems, first: {error.errors()[0]['msg']} at {error.errors()[0]['loc']})") from error
+        raise InputError(
+            f"{path}: not an extraction as 'extract --format json' writes it ({error.error_count()} problems, first: {error.errors()[0]['msg']} at {error.errors()[0]['loc']})"
+        ) from error
     if not extractions:
         raise InputError(f"{path}: holds no extractions")
     return [(e.document_path, validate(e, _saved_document(e), accepted)) for e in extractions]
@@ -117,7 +127,9 @@ def _saved_document(extraction: Extraction) -> Document | None:
         err.print(f"[yellow]note[/yellow]: {escape(str(error))}; checking span texts only")
         return None
     if document.sha256 != extraction.document_sha256:
-        err.print(f"[yellow]note[/yellow]: {escape(extraction.document_path)} changed since extraction; checking span texts only")
+        err.print(
+            f"[yellow]note[/yellow]: {escape(extraction.document_path)} changed since extraction; checking span texts only"
+        )
         return None
     return document
 
@@ -146,4 +158,3 @@ def _read_facts_file(path: Path, text: str) -> dict[str | None, tuple[list[Fact]
     if not by_document:
         raise InputError(f"{path}: holds no facts")
     return by_document
-

@@ -63,7 +63,7 @@ def request_lines(llm: LLMBackend, document: Document, blocks: Spans | None = No
     for ask in llm.questions(document, blocks):
         try:
             llm.clients.sync.chat.completions.create(**llm.clients.create_kwargs(ask.messages, ask.response_model))
-        except Exception as error:  # noqa: BLE001 - the recorder's Captured, wrapped by openai
+        except Exception as error:
             body = captured_body(error)
             if body is None:
                 raise
@@ -74,7 +74,12 @@ def request_lines(llm: LLMBackend, document: Document, blocks: Spans | None = No
 def request_line(body: bytes) -> str:
     """One line of a Batch API input file."""
     payload = json.loads(body)
-    return json.dumps({"custom_id": request_key(body), "method": "POST", "url": ENDPOINT, "body": payload}, ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            {"custom_id": request_key(body), "method": "POST", "url": ENDPOINT, "body": payload}, ensure_ascii=False
+        )
+        + "\n"
+    )
 
 
 class BatchError(ExtractorError):
@@ -121,7 +126,9 @@ class BatchAnswers:
         key = request_key(body)
         offset = self.index.get(key)
         if offset is None:
-            raise CassetteMiss(f"no result for this request (custom_id {key[:12]}…) in {self.path}; a batch answers only the requests it was given")
+            raise CassetteMiss(
+                f"no result for this request (custom_id {key[:12]}…) in {self.path}; a batch answers only the requests it was given"
+            )
         with open(self.path, "rb") as handle:
             handle.seek(offset)
             line = handle.readline()
@@ -137,7 +144,9 @@ class BatchAnswers:
             if not isinstance(body, dict):
                 raise TypeError("its body is not a JSON object")
         except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise CassetteMiss(f"the result for custom_id {key[:12]}… in {self.path} is not a Batch API result ({error!r})") from error
+            raise CassetteMiss(
+                f"the result for custom_id {key[:12]}… in {self.path} is not a Batch API result ({error!r})"
+            ) from error
         return json.dumps(body).encode("utf-8")
 
     def put(self, body: bytes, response: bytes) -> None:

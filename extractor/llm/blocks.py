@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from extractor.document import Document
 from extractor.llm.markdown import flat, table_markdown
-from extractor.tables import Table
 from extractor.schemas.stock_compensation import PART_SIGNALS
+from extractor.tables import Table
 
 _NUMBER = re.compile(r"\d[\d,.]*")
 # Characters llama-cpp-python's schema-to-grammar conversion does not escape in enum strings: a quote
@@ -38,7 +38,9 @@ class Block:
     content: str
     parts: frozenset[str]
     items: int  # the most entries any list of the answer can need: the table's rows, or the paragraph's numbers
-    quotes: tuple[str, ...]  # every number of the block as the answer may quote it: 'row label | cell', or the words before it
+    quotes: tuple[
+        str, ...
+    ]  # every number of the block as the answer may quote it: 'row label | cell', or the words before it
 
 
 def block_parts(text: str) -> frozenset[str]:
@@ -60,6 +62,7 @@ def note_blocks(
 
     With `spans` (the hybrid backend's choice), only the blocks overlapping one of them; such a block
     is sent even when it names no part, asked for every part: its numbers were left unread."""
+
     def chosen(low: int, high: int) -> bool:
         return spans is None or any(low < b and a < high for a, b in spans)
 
@@ -72,7 +75,11 @@ def note_blocks(
             content = table_markdown(document, table)
             parts = asked(content)
             if parts and any(cell.numbers for row in table.rows for cell in row.cells):
-                blocks.append(Block(table.start, table.end, "table", content, parts, len(table.rows), _cell_quotes(document, table)))
+                blocks.append(
+                    Block(
+                        table.start, table.end, "table", content, parts, len(table.rows), _cell_quotes(document, table)
+                    )
+                )
     for low, high in paragraphs:
         low, high = max(low, start), min(high, end)
         if low >= high or not chosen(low, high):

@@ -56,7 +56,9 @@ class Cassettes:
             try:
                 return json.dumps(json.loads(path.read_text(encoding="utf-8"))["response"]).encode("utf-8")
             except (OSError, ValueError, KeyError, TypeError) as error:
-                raise CassetteMiss(f"{path}: not a readable recorded completion ({error}); delete it to record again") from error
+                raise CassetteMiss(
+                    f"{path}: not a readable recorded completion ({error}); delete it to record again"
+                ) from error
         if self.mode is CacheMode.replay:
             model = _model(body)
             raise CassetteMiss(

@@ -14,11 +14,11 @@ from urllib.parse import urlparse
 
 import httpx2
 import instructor
-from instructor.core import InstructorRetryException
 import openai
+from instructor.core import InstructorRetryException
 
 from extractor.errors import ExtractorError
-from extractor.llm.cassettes import Cassettes, CacheMode, CassetteMiss
+from extractor.llm.cassettes import CacheMode, CassetteMiss, Cassettes
 from extractor.llm.config import LLMConfig, StructuredMode
 from extractor.llm.limits import RateLimiter
 from extractor.llm.transport import RetryPolicy, transports
@@ -81,7 +81,11 @@ def make_clients(config: LLMConfig, limiter: RateLimiter | None = None, answers:
     `limiter` is one shared with other processes (bulk runs); by default the config's rpm and tpm make one.
     `answers` replaces the cassette store (llm.batch: a request recorder, or Batch API results): no
     request then reaches the endpoint, and no key is needed."""
-    cassettes = answers if answers is not None else (Cassettes(config.cache_dir, config.cache) if config.cache is not CacheMode.off else None)
+    cassettes = (
+        answers
+        if answers is not None
+        else (Cassettes(config.cache_dir, config.cache) if config.cache is not CacheMode.off else None)
+    )
     policy = RetryPolicy(attempts=config.attempts, initial_wait=config.retry_wait, max_wait=config.max_wait)
     if limiter is None and (config.rpm or config.tpm):
         limiter = RateLimiter(config.rpm, config.tpm)
@@ -92,7 +96,9 @@ def make_clients(config: LLMConfig, limiter: RateLimiter | None = None, answers:
     sync_client = openai.OpenAI(api_key=key, http_client=httpx2.Client(transport=sync_transport), **common)
     async_client = openai.AsyncOpenAI(api_key=key, http_client=httpx2.AsyncClient(transport=async_transport), **common)
     mode = MODES[config.mode]
-    clients = Clients(instructor.from_openai(sync_client, mode=mode), instructor.from_openai(async_client, mode=mode), config)
+    clients = Clients(
+        instructor.from_openai(sync_client, mode=mode), instructor.from_openai(async_client, mode=mode), config
+    )
     for client in (clients.sync, clients.run_async):
         client.on("parse:error", _count_reask)
     return clients
@@ -123,11 +129,17 @@ def _explain(error: BaseException, config: LLMConfig) -> LLMError:
         if isinstance(cause, openai.PermissionDeniedError):
             return EndpointError(f"{where} denied access to model '{config.model}' (HTTP 403)")
         if isinstance(cause, openai.NotFoundError):
-            return EndpointError(f"{where} has no model '{config.model}' (HTTP 404); check --model, and that --base-url ends in /v1")
+            return EndpointError(
+                f"{where} has no model '{config.model}' (HTTP 404); check --model, and that --base-url ends in /v1"
+            )
         if isinstance(cause, openai.BadRequestError):
             text = str(cause.message)
-            if cause.code == "context_length_exceeded" or re.search(r"context (length|window)|too many tokens|prompt is too long", text, re.I):
-                return LLMError(f"the prompt is too long for {config.model}'s context (HTTP 400: {text}); lower --max-chars")
+            if cause.code == "context_length_exceeded" or re.search(
+                r"context (length|window)|too many tokens|prompt is too long", text, re.I
+            ):
+                return LLMError(
+                    f"the prompt is too long for {config.model}'s context (HTTP 400: {text}); lower --max-chars"
+                )
             return LLMError(f"{where} rejected the request (HTTP 400): {text}")
         if isinstance(cause, openai.APITimeoutError):
             return LLMError(f"no answer from {where} within {config.timeout:g} s, {config.attempts} attempts")

@@ -38,19 +38,37 @@ class LLMConfig(BaseModel):
     temperature: float = Field(default=0.0, ge=0, le=2)
     timeout: float = Field(default=120.0, gt=0, description="Seconds to wait for one answer.")
     mode: StructuredMode = StructuredMode.tools
-    attempts: int = Field(default=5, ge=1, description="HTTP attempts per request (429, 5xx, timeouts, dropped connections).")
+    attempts: int = Field(
+        default=5, ge=1, description="HTTP attempts per request (429, 5xx, timeouts, dropped connections)."
+    )
     retry_wait: float = Field(default=1.0, gt=0, description="First backoff wait in seconds; doubles, with jitter.")
     max_wait: float = Field(default=60.0, gt=0, description="Longest single wait, Retry-After included.")
-    max_tokens: int | None = Field(default=None, ge=1, description="Longest answer in tokens (None: the endpoint's own limit). Bounds a small local model that keeps writing rows.")
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="Longest answer in tokens (None: the endpoint's own limit). Bounds a small local model that keeps writing rows.",
+    )
     reasks: int = Field(default=2, ge=0, description="Re-asks when the answer does not fit the schema.")
     feedback_reasks: int = Field(default=1, ge=0, description="Re-asks with the validator's error findings.")
-    max_chars: int = Field(default=60_000, ge=2_000, description="Longest note text sent in one prompt; longer is split.")
+    max_chars: int = Field(
+        default=60_000, ge=2_000, description="Longest note text sent in one prompt; longer is split."
+    )
     overlap_chars: int = Field(default=1_500, ge=0)
-    cache: CacheMode = Field(default=CacheMode.off, description="Recorded completions. Off unless asked: a library call writes nothing where it runs. The command line's default is read-write (resolve_config).")
+    cache: CacheMode = Field(
+        default=CacheMode.off,
+        description="Recorded completions. Off unless asked: a library call writes nothing where it runs. The command line's default is read-write (resolve_config).",
+    )
     cache_dir: Path = Path(".extractor-cache/completions")
-    prompt: str = Field(default="stock_compensation@v1", description="Prompt id@vN or .toml file. v1 asks for the whole note (large models); v2 one table or paragraph at a time, with worked examples (small local models).")
-    rpm: float | None = Field(default=None, gt=0, description="Requests per minute this client may send (None: no limit).")
-    tpm: float | None = Field(default=None, gt=0, description="Tokens per minute (prompt and completion) this client may use.")
+    prompt: str = Field(
+        default="stock_compensation@v1",
+        description="Prompt id@vN or .toml file. v1 asks for the whole note (large models); v2 one table or paragraph at a time, with worked examples (small local models).",
+    )
+    rpm: float | None = Field(
+        default=None, gt=0, description="Requests per minute this client may send (None: no limit)."
+    )
+    tpm: float | None = Field(
+        default=None, gt=0, description="Tokens per minute (prompt and completion) this client may use."
+    )
     prices: dict[str, Price] = Field(default_factory=dict, description="Dollars per million tokens, by model.")
 
     @field_validator("api_key")

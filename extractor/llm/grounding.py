@@ -18,12 +18,23 @@ from decimal import Decimal
 from typing import Literal
 
 from extractor.document import Document
-from extractor.numbers import apply_scale, months_after, parse_number, parse_word_number
 from extractor.llm.response_model import QuotedAmount
-from extractor.tables import Table
+from extractor.numbers import apply_scale, months_after, parse_number, parse_word_number
 from extractor.schemas.values import AlignmentMethod, Amount, SourceSpan, printed_unit
+from extractor.tables import Table
 
-_FOLD = str.maketrans({"\u00a0": " ", "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-"})
+_FOLD = str.maketrans(
+    {
+        "\u00a0": " ",
+        "\u2019": "'",
+        "\u2018": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2212": "-",
+    }
+)
 _DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
 _WORDS = re.compile(r"[a-z]+|\d[\d,.]*")
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)", re.IGNORECASE)
@@ -115,14 +126,19 @@ class Aligner:
             return Alignment(None, "unaligned", f"the number '{_show(printed)}' is printed nowhere in the document")
         nearby = [p for p in places if within and within[0] <= p[0] < within[1]]
         finders: tuple[tuple[AlignmentMethod, Finder], ...] = (
-            ("table", self._in_table), ("exact", self._exact), ("normalized", self._normalized), ("fuzzy", self._fuzzy)
+            ("table", self._in_table),
+            ("exact", self._exact),
+            ("normalized", self._normalized),
+            ("fuzzy", self._fuzzy),
         )
         for candidates in (nearby, places) if nearby else (places,):
             for method, finder in finders:
                 found = finder(quote, candidates)
                 if found is not None:
                     start, end = found
-                    return Alignment(SourceSpan(start=start, end=end, text=self.text[start:end], alignment=method), method)
+                    return Alignment(
+                        SourceSpan(start=start, end=end, text=self.text[start:end], alignment=method), method
+                    )
         return Alignment(None, "unaligned", f"the quote '{quote}' is not in the document")
 
     def _places(self, printed: Printed) -> list[tuple[int, int]]:
@@ -141,9 +157,7 @@ class Aligner:
         if not labels:
             return None
         wanted = set(places)
-        same = lambda part, label: part == label  # noqa: E731
-        overlapping = lambda part, label: len(part) >= 4 and (part in label or label in part)  # noqa: E731
-        for matches in (same, overlapping):  # "RSUs granted" is the RSU row, not the options' "Granted"
+        for matches in (_same_label, _overlapping_label):  # "RSUs granted" is the RSU row, not the options' "Granted"
             for label, spans in self.rows:
                 if any(matches(part, label) for part in labels):
                     found = next((span for span in spans if span in wanted), None)
@@ -239,3 +253,11 @@ class Grounder:
             source=alignment.span,
             quote=quoted.quote,
         )
+
+
+def _same_label(part: str, label: str) -> bool:
+    return part == label
+
+
+def _overlapping_label(part: str, label: str) -> bool:
+    return len(part) >= 4 and (part in label or label in part)

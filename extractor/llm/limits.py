@@ -69,7 +69,9 @@ class RateLimiter:
 
         extra = max(0.0, burst - 1)  # requests that may start together with the first
         self.requests = _Budget(requests_per_minute, extra, cell()) if requests_per_minute else None
-        token_allowance = tokens_per_minute * extra / requests_per_minute if requests_per_minute and tokens_per_minute else 0.0
+        token_allowance = (
+            tokens_per_minute * extra / requests_per_minute if requests_per_minute and tokens_per_minute else 0.0
+        )
         self.tokens = _Budget(tokens_per_minute, token_allowance, cell()) if tokens_per_minute else None
         self.clock = clock
         self._lock: Any = context.Lock() if shared else threading.Lock()

@@ -61,7 +61,10 @@ class Prompt:
         shown = [
             turn
             for example in self.examples
-            for turn in ({"role": "user", "content": example.user.strip()}, {"role": "assistant", "content": example.answer.strip()})
+            for turn in (
+                {"role": "user", "content": example.user.strip()},
+                {"role": "assistant", "content": example.answer.strip()},
+            )
         ]
         return [
             {"role": "system", "content": Template(self.system).substitute(values).strip()},
@@ -92,7 +95,9 @@ def load_prompt(spec: str | Path = "stock_compensation@v1") -> Prompt:
     if unit not in UNITS:
         raise PromptError(f"{path}: unit must be one of {', '.join(UNITS)}, not {unit!r}")
     examples = data.get("examples", [])
-    if not isinstance(examples, list) or not all(isinstance(e, dict) and {"user", "answer"} <= e.keys() for e in examples):
+    if not isinstance(examples, list) or not all(
+        isinstance(e, dict) and {"user", "answer"} <= e.keys() for e in examples
+    ):
         raise PromptError(f"{path}: each [[examples]] table needs 'user' and 'answer'")
     return Prompt(
         id=str(data["id"]),

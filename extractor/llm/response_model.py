@@ -19,7 +19,6 @@ from pydantic_core import PydanticUndefined
 
 from extractor.schemas.values import Amount, Period, Unit
 
-
 # Views built and kept for reuse. Whole-note views repeat (one per set of parts); block views are one per
 # block of one document, so an unbounded cache would grow with every document of a bulk run.
 VIEW_CACHE = 512
@@ -34,7 +33,9 @@ class QuotedAmount(BaseModel):
         "Sentence: five to fifteen words around the number, copied exactly."
     )
     unit: Unit
-    scale: Literal[0, 3, 6, 9] = Field(default=0, description="3 if the table or sentence says 'in thousands', 6 for millions, 9 for billions, else 0.")
+    scale: Literal[0, 3, 6, 9] = Field(
+        default=0, description="3 if the table or sentence says 'in thousands', 6 for millions, 9 for billions, else 0."
+    )
     period: Period
 
 
@@ -56,12 +57,19 @@ class CellAmount(QuotedAmount):
 def cell_amount(quotes: tuple[str, ...]) -> type[QuotedAmount]:
     """CellAmount with `quote` limited to `quotes` (JSON schema enum)."""
     quote_type: Any = Literal[quotes]
-    return create_model("CellAmount", __base__=CellAmount, quote=(quote_type, Field(description="The number to take, with its row label or the words before it.")))
+    return create_model(
+        "CellAmount",
+        __base__=CellAmount,
+        quote=(quote_type, Field(description="The number to take, with its row label or the words before it.")),
+    )
 
 
 @functools.lru_cache(maxsize=VIEW_CACHE)
 def quoted_view(
-    model: type[BaseModel], only: frozenset[str] | None = None, max_items: int | None = None, quotes: tuple[str, ...] | None = None
+    model: type[BaseModel],
+    only: frozenset[str] | None = None,
+    max_items: int | None = None,
+    quotes: tuple[str, ...] | None = None,
 ) -> type[BaseModel]:
     """`model` with Amount replaced by QuotedAmount at any depth; `only` keeps just those top-level fields;
     `max_items` caps every list (JSON schema maxItems, which constrained decoding enforces: a small model
@@ -80,7 +88,10 @@ class _ListBound(TypedDict, total=False):
 
 @functools.lru_cache(maxsize=VIEW_CACHE)
 def _view(
-    model: type[BaseModel], only: frozenset[str] | None, base: type[BaseModel], max_items: int | None = None,
+    model: type[BaseModel],
+    only: frozenset[str] | None,
+    base: type[BaseModel],
+    max_items: int | None = None,
     amount: type[QuotedAmount] = QuotedAmount,
 ) -> type[BaseModel]:
     fields: dict[str, Any] = {}
@@ -89,9 +100,14 @@ def _view(
             continue
         default: Any = info.default if info.default is not PydanticUndefined else ...
         annotation = _swap(info.annotation, max_items, amount)
-        bound: _ListBound = {"max_length": max_items} if max_items is not None and typing.get_origin(annotation) is list else {}
+        bound: _ListBound = (
+            {"max_length": max_items} if max_items is not None and typing.get_origin(annotation) is list else {}
+        )
         if info.default_factory is not None:
-            fields[name] = (annotation, Field(default_factory=info.default_factory, description=info.description, **bound))
+            fields[name] = (
+                annotation,
+                Field(default_factory=info.default_factory, description=info.description, **bound),
+            )
         else:
             fields[name] = (annotation, Field(default, description=info.description, **bound))
     return create_model(model.__name__, __doc__=model.__doc__, __base__=base, **fields)

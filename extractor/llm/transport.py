@@ -91,7 +91,9 @@ def retry_after(headers: httpx2.Headers) -> float | None:
 class _Ledger:
     """What the sync and async transports share: cassette lookups, response rebuilding, counting."""
 
-    def __init__(self, policy: RetryPolicy, cassettes: Cassettes | None, price: Price | None, limiter: RateLimiter | None) -> None:
+    def __init__(
+        self, policy: RetryPolicy, cassettes: Cassettes | None, price: Price | None, limiter: RateLimiter | None
+    ) -> None:
         self.policy = policy
         self.cassettes = cassettes
         self.price = price
@@ -105,13 +107,19 @@ class _Ledger:
         if getattr(self.cassettes, "billed", False):  # a Batch API answer: paid for, so counted like a live one
             usage.requests += 1
             factor = self.cassettes.price_factor  # type: ignore[union-attr]
-            price = self.price.model_copy(update={"input": self.price.input * factor, "output": self.price.output * factor}) if self.price else None
+            price = (
+                self.price.model_copy(update={"input": self.price.input * factor, "output": self.price.output * factor})
+                if self.price
+                else None
+            )
             usage.record_completion(json.loads(recorded), price)
         else:
             usage.cache_hits += 1
         return httpx2.Response(200, headers={"content-type": "application/json"}, content=recorded, request=request)
 
-    def received(self, request: httpx2.Request, response: httpx2.Response, started: float, estimate: int) -> httpx2.Response:
+    def received(
+        self, request: httpx2.Request, response: httpx2.Response, started: float, estimate: int
+    ) -> httpx2.Response:
         """A read response as a fresh one (bodies are decoded), with its tokens and time counted."""
         usage = charge()
         usage.requests += 1
@@ -174,7 +182,9 @@ class AsyncLLMTransport(httpx2.AsyncBaseTransport):
         replayed = self.ledger.replayed(request)
         if replayed is not None:
             return replayed
-        sent: httpx2.Response = await AsyncRetrying(**self.ledger.policy.options())(self._send, request)  # tenacity leaves its result untyped
+        sent: httpx2.Response = await AsyncRetrying(**self.ledger.policy.options())(
+            self._send, request
+        )  # tenacity leaves its result untyped
         return sent
 
     async def _send(self, request: httpx2.Request) -> httpx2.Response:

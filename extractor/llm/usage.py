@@ -25,7 +25,9 @@ class Usage(BaseModel):
     requests: int = Field(default=0, description="HTTP requests sent to the endpoint (retries included).")
     cache_hits: int = Field(default=0, description="Completions answered from the cassette store, no HTTP call.")
     retries: int = Field(default=0, description="Requests repeated after 429, 5xx, a timeout or a dropped connection.")
-    reasks: int = Field(default=0, description="Completions asked again: invalid schema or validator findings fed back.")
+    reasks: int = Field(
+        default=0, description="Completions asked again: invalid schema or validator findings fed back."
+    )
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: Decimal | None = Field(default=Decimal(0), description="None when the model has no price in the table.")

@@ -41,7 +41,9 @@ _HEADING = re.compile(
     re.I | re.M,
 )
 # where the cover's identity block ends: the check-mark questions, or the list of registered securities
-_END = re.compile(r"^[ \t]*(?:indicate[ \t]+by[ \t]+check[ \t]+mark|securities[ \t]+registered[ \t]+pursuant)", re.I | re.M)
+_END = re.compile(
+    r"^[ \t]*(?:indicate[ \t]+by[ \t]+check[ \t]+mark|securities[ \t]+registered[ \t]+pursuant)", re.I | re.M
+)
 # "FORM 10-K", "Form 10-K/A", "FORM 20-F", "FORM 10-Q (Amendment No. 1)": on a line of its own
 _FORM = re.compile(
     r"^form[ \t]+((?:\d{1,2}|[sf])-[a-z0-9]{1,6}(?:[ \t]*/[ \t]*a)?)(?:[ \t]*\(amendment[ \t]+no\.?[ \t]*\d+\))?[ \t]*$",
@@ -56,7 +58,9 @@ _FILE_NUMBER = r"(\d{1,3}-\d{1,6}(?:-\d{1,3})?)\b"
 # "Commission File Number: 001-35551", "Commission file number 1-442", "COMMISSION FILE NO. 0-19612"
 _FILE_NUMBER_AFTER = re.compile(r"commission[ \t]+file[ \t]+(?:number|no\.?)[ \t]*:?[ \t]*" + _FILE_NUMBER, re.I)
 # "1-2360" on the line above "(Commission file number)"
-_FILE_NUMBER_ABOVE = re.compile(r"^[ \t]*" + _FILE_NUMBER + r"[ \t]*\n[ \t]*\(commission[ \t]+file[ \t]+(?:number|no\.?)\)", re.I | re.M)
+_FILE_NUMBER_ABOVE = re.compile(
+    r"^[ \t]*" + _FILE_NUMBER + r"[ \t]*\n[ \t]*\(commission[ \t]+file[ \t]+(?:number|no\.?)\)", re.I | re.M
+)
 # "(Exact name of registrant as specified in its charter)", in any capitalization
 _NAME_CAPTION = re.compile(r"\(\s*(?:exact\s+)?name\s+of\s+(?:the\s+)?registrant\b[^)\n]*\)", re.I)
 # another line of the cover, never a registrant's name
@@ -105,7 +109,11 @@ def with_cover(metadata: DocumentMetadata, text: str) -> DocumentMetadata:
     cover = read_cover(text)
     filled = {
         name: value
-        for name, value in (("form", cover.form), ("company", cover.company), ("fiscal_period_end", cover.fiscal_period_end))
+        for name, value in (
+            ("form", cover.form),
+            ("company", cover.company),
+            ("fiscal_period_end", cover.fiscal_period_end),
+        )
         if value is not None and getattr(metadata, name) is None
     }
     return metadata.model_copy(update=filled) if filled else metadata

@@ -20,8 +20,38 @@ from extractor.document import DocumentMetadata, LoadError
 from extractor.grid import GridCell, TableGrid
 
 BLOCK_TAGS = frozenset(
-    "p div h1 h2 h3 h4 h5 h6 ul ol li table tbody thead tfoot tr section article header footer "
-    "blockquote pre center title dl dt dd hr body html".split()
+    [
+        "p",
+        "div",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "ul",
+        "ol",
+        "li",
+        "table",
+        "tbody",
+        "thead",
+        "tfoot",
+        "tr",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "blockquote",
+        "pre",
+        "center",
+        "title",
+        "dl",
+        "dt",
+        "dd",
+        "hr",
+        "body",
+        "html",
+    ]
 )
 CELL_TAGS = frozenset({"td", "th"})
 SKIP_TAGS = frozenset({"script", "style", "head", "noscript", "template"})
@@ -128,7 +158,9 @@ def _merge_markers(slots: list[_Slot]) -> None:
         filled = [s for s in row if s.text]
         for i, slot in enumerate(filled):
             if slot.text in _JOIN_RIGHT and i + 1 < len(filled) and _NUMERIC.search(filled[i + 1].text):
-                filled[i + 1].text = f"{slot.text} {filled[i + 1].text}" if slot.text == "$" else slot.text + filled[i + 1].text
+                filled[i + 1].text = (
+                    f"{slot.text} {filled[i + 1].text}" if slot.text == "$" else slot.text + filled[i + 1].text
+                )
                 slot.text = ""
         filled = [s for s in row if s.text]
         for i, slot in enumerate(filled):
@@ -145,8 +177,11 @@ def _merge_markers(slots: list[_Slot]) -> None:
         filled = [s for s in row if s.text]
         for i in range(1, len(filled) - 1):  # a range printed over three cells: '26.8%', '-', '32.6%'
             left, dash, right = filled[i - 1], filled[i], filled[i + 1]
-            if dash.text in _RANGE_DASHES and _NUMERIC.search(left.text) and _NUMERIC.search(right.text) and (
-                dash.text == "to" or any(mark in left.text + right.text for mark in "%$.")
+            if (
+                dash.text in _RANGE_DASHES
+                and _NUMERIC.search(left.text)
+                and _NUMERIC.search(right.text)
+                and (dash.text == "to" or any(mark in left.text + right.text for mark in "%$."))
             ):
                 # the range stands where single values of its column stand: under the rightmost cell
                 right.text = f"{left.text} {dash.text} {right.text}"
@@ -303,10 +338,13 @@ def _refuse_partial(path: str, log: etree._ListErrorLog) -> None:
     depth = _EXCESSIVE_DEPTH.search(fatal.message)
     if depth:
         raise LoadError(
-            path, f"the HTML is nested deeper than the parser's limit of {int(depth[1]):,} levels (line {fatal.line}); "
+            path,
+            f"the HTML is nested deeper than the parser's limit of {int(depth[1]):,} levels (line {fatal.line}); "
             "it would be read only in part",
         )
-    raise LoadError(path, f"the HTML parser stopped at line {fatal.line} ({fatal.message.strip()}); it would be read only in part")
+    raise LoadError(
+        path, f"the HTML parser stopped at line {fatal.line} ({fatal.message.strip()}); it would be read only in part"
+    )
 
 
 _EXCESSIVE_DEPTH = re.compile(r"Excessive depth in document: (\d+)")
@@ -327,7 +365,7 @@ def _rpage_metadata(root: lxml.html.HtmlElement) -> DocumentMetadata:
 
 
 def parse_header_date(text: str):  # -> date | None
-    """"Feb. 29, 2020" / "Jul. 31, 2018" / "December 31, 2019" as R pages print them."""
+    """ "Feb. 29, 2020" / "Jul. 31, 2018" / "December 31, 2019" as R pages print them."""
     cleaned = re.sub(r"\bSept\b", "Sep", text.replace(".", "").replace("\u00a0", " ").strip())
     for fmt in ("%b %d, %Y", "%B %d, %Y", "%b %d %Y", "%B %d %Y"):
         try:

@@ -32,8 +32,12 @@ class Corrected:
         return f"resolved: {_named(self.resolved)}; new: {_named(self.new)}"
 
 
-def correct(extraction: Extraction, fields: Mapping[str, str], document: Document,
-            check: Callable[[Extraction, Document], Validation] = validate) -> Corrected:  # fmt: skip
+def correct(
+    extraction: Extraction,
+    fields: Mapping[str, str],
+    document: Document,
+    check: Callable[[Extraction, Document], Validation] = validate,
+) -> Corrected:
     """The extraction with `fields` applied and re-validated; EditError when a field cannot be applied.
     `check` runs the validator (the app bounds its time)."""
     corrected, changes = apply_edits(extraction, fields, document.text)
@@ -42,8 +46,15 @@ def correct(extraction: Extraction, fields: Mapping[str, str], document: Documen
     return Corrected(corrected, changes, resolved, new)
 
 
-def save_correction(queue: Queue, item_id: int, reviewer: str, version: int, fields: Mapping[str, str], root: Path,
-                    check: Callable[[Extraction, Document], Validation] = validate) -> tuple[Item, Corrected]:  # fmt: skip
+def save_correction(
+    queue: Queue,
+    item_id: int,
+    reviewer: str,
+    version: int,
+    fields: Mapping[str, str],
+    root: Path,
+    check: Callable[[Extraction, Document], Validation] = validate,
+) -> tuple[Item, Corrected]:
     """Apply `fields` to version `version` of an item, re-validate against its document (read only from
     below `root`), and store the result as the next version with its account. Conflict when the item is
     not at `version`; DocumentError when the document is gone or changed; EditError for a bad field."""

@@ -26,8 +26,10 @@ def confined(ref: str, root: Path) -> str:
     base = root.resolve()
     path = (base / archive).resolve()  # an absolute `archive` stays itself
     if not path.is_relative_to(base):
-        raise DocumentError(f"{ref}: outside the review root {base}; documents are read only from below it "
-                            "(start the review with --root, or set root in extractor.toml's [queue] table)")  # fmt: skip
+        raise DocumentError(
+            f"{ref}: outside the review root {base}; documents are read only from below it "
+            "(start the review with --root, or set root in extractor.toml's [queue] table)"
+        )
     return ref_of(str(path), member)
 
 
@@ -53,6 +55,8 @@ def item_source(item: Item, root: Path) -> tuple[bytes, Document]:
     except LoadError as error:
         raise DocumentError(f"{item.document_ref}: {error.reason}") from error
     if document.sha256 != item.document_sha256:
-        raise DocumentError(f"{item.document_ref} changed since it was extracted: its spans no longer point at the "
-                            "numbers they were read from; extract it again")  # fmt: skip
+        raise DocumentError(
+            f"{item.document_ref} changed since it was extracted: its spans no longer point at the "
+            "numbers they were read from; extract it again"
+        )
     return data, document

@@ -71,7 +71,9 @@ def value_fields(note: StockCompensationNote) -> list[ValueField]:
     return fields
 
 
-def apply_edits(extraction: Extraction, submitted: Mapping[str, str], text: str | None = None) -> tuple[Extraction, list[Change]]:
+def apply_edits(
+    extraction: Extraction, submitted: Mapping[str, str], text: str | None = None
+) -> tuple[Extraction, list[Change]]:
     """The extraction with the submitted fields set, facts added and values deleted, and what
     changed (validation not re-run here). `text` is the document's text: spans are checked against
     it, so re-pointing or adding needs it. Fields equal to the saved value are no change; EditError
@@ -110,7 +112,9 @@ def apply_edits(extraction: Extraction, submitted: Mapping[str, str], text: str 
             problems.append(f"{key}: {error}")
             continue
         note["line_items"].append(item.model_dump())
-        changes.append(Change(f"line_items[{len(note['line_items']) - 1}]", "", describe(item.amount, item.concept, item.award)))
+        changes.append(
+            Change(f"line_items[{len(note['line_items']) - 1}]", "", describe(item.amount, item.concept, item.award))
+        )
     for path in sorted(set(deletions), key=path_steps, reverse=True):  # last first: earlier list indexes stay valid
         try:
             changes.append(_delete(extraction.note, note, path))
@@ -236,9 +240,7 @@ def path_steps(path: str) -> list[str | int]:
 def _walk(root: Any, steps: list[str | int]) -> Any:
     node = root
     for step in steps:
-        if isinstance(step, int):
-            node = node[step]
-        elif isinstance(node, dict):
+        if isinstance(step, int) or isinstance(node, dict):
             node = node[step]
         else:
             node = getattr(node, step)

@@ -61,7 +61,7 @@ def schema_concepts() -> tuple[Concept, ...]:
         names.update(mapping.values())
     names.update((known.EXPENSE, known.UNRECOGNIZED, known.UNRECOGNIZED_PERIOD, known.CASH_SETTLEMENT))
     names.update(EXTRA_CONCEPTS)
-    names.update(known._GROUP_OF)  # noqa: SLF001 - the concepts of the note's parts, the same module's list
+    names.update(known._GROUP_OF)
     return tuple(sorted((Concept(n, concept_words(n), unit_of(n)) for n in names), key=lambda c: (c.words, c.name)))
 
 
@@ -75,8 +75,11 @@ def search_concepts(query: str, limit: int = 20) -> list[Concept]:
 def unit_of(concept: str) -> str:
     """The unit a concept's facts take, guessed from its name: a starting point the reviewer can change."""
     tail = concept.removeprefix("ext:")
-    if re.search(r"Price|FairValue(?!Assumptions)|PerShare|CostPerShare|ParOrStated", tail) and "Total" not in tail \
-            and "VestedInPeriodFairValue" not in tail:  # fmt: skip
+    if (
+        re.search(r"Price|FairValue(?!Assumptions)|PerShare|CostPerShare|ParOrStated", tail)
+        and "Total" not in tail
+        and "VestedInPeriodFairValue" not in tail
+    ):
         return "USD/share"
     if re.search(r"Rate|Percent", tail):
         return "pure"
@@ -101,8 +104,11 @@ def number_span(selected: str, text: str | None) -> tuple[int, int]:
     if end - start > MAX_SPAN:
         raise ValueError(f"{selected!r} is {end - start} characters long: select the number only")
     reach = 30  # a selection that cut a number short takes the whole number
-    overlapping = [m for m in DIGITS_RE.finditer(text, max(0, start - reach), min(len(text), end + reach))
-                   if m.start() < end and m.end() > start]  # fmt: skip
+    overlapping = [
+        m
+        for m in DIGITS_RE.finditer(text, max(0, start - reach), min(len(text), end + reach))
+        if m.start() < end and m.end() > start
+    ]
     if not overlapping:
         word = text[start:end].strip()
         if word.lower() in WORD_NUMBERS:  # 'three' (years), 'No' (shares outstanding)
@@ -132,8 +138,19 @@ def added_line_item(parts: Mapping[str, str], text: str | None) -> LineItem:
     except ValueError as error:
         raise ValueError(f"value {error} (in base units: shares, dollars, fractions for percentages)") from None
     scale = int(parts["scale"]) if parts.get("scale", "").lstrip("-").isdigit() else 0
-    amount = Amount(value=value, unit=unit, scale=scale, period=_period(parts), source=SourceSpan(start=start, end=end, text=text[start:end]))  # type: ignore[arg-type]
-    return LineItem(concept=concept, label=parts.get("label", "").strip(), award=award, amount=amount)  # type: ignore[arg-type]
+    # unit and award are checked against their vocabularies above; model_validate types them
+    amount = Amount.model_validate(
+        {
+            "value": value,
+            "unit": unit,
+            "scale": scale,
+            "period": _period(parts),
+            "source": SourceSpan(start=start, end=end, text=text[start:end]),
+        }
+    )
+    return LineItem.model_validate(
+        {"concept": concept, "label": parts.get("label", "").strip(), "award": award, "amount": amount}
+    )
 
 
 def typed_number(text: str) -> Decimal:
@@ -169,7 +186,9 @@ def _period(parts: Mapping[str, str]) -> Period:
         except ValueError as error:
             raise ValueError(f"period.{key} {error}") from None
     if (days["instant"] is None) == (days["end"] is None):
-        raise ValueError("give the period as a date (a balance: period.instant) or an end (a flow: period.end, with period.start)")
+        raise ValueError(
+            "give the period as a date (a balance: period.instant) or an end (a flow: period.end, with period.start)"
+        )
     if days["instant"] is not None:
         return Period(instant=days["instant"])
     return Period(start=days["start"], end=days["end"])

@@ -52,11 +52,16 @@ def absolute_ref(ref: str, root: str | None = None) -> str:
     return ref_of(path, member)
 
 
-def enqueue(queue: Queue, extractions: Sequence[Extraction], qa_rate: float, entered_from: str = "extract") -> tuple[int, int]:
+def enqueue(
+    queue: Queue, extractions: Sequence[Extraction], qa_rate: float, entered_from: str = "extract"
+) -> tuple[int, int]:
     """Extractions that fail validation (and the QA sample of passing ones) into the queue, each under
     an absolute ref. Returns (added, due): items that went in, and items due, some already there."""
-    entries = [(e, absolute_ref(e.document_path), reason) for e in extractions
-               if (reason := entry_reason(e, content_key(e.document_path, e.document_sha256), qa_rate)) is not None]  # fmt: skip
+    entries = [
+        (e, absolute_ref(e.document_path), reason)
+        for e in extractions
+        if (reason := entry_reason(e, content_key(e.document_path, e.document_sha256), qa_rate)) is not None
+    ]
     added = sum(1 for item in queue.add_many(entries, entered_from) if item is not None) if entries else 0
     return added, len(entries)
 

@@ -21,14 +21,14 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 
-from extractor.suites import MANIFEST, SuiteError, load_suite
 from extractor.bulk.sources import split_ref
 from extractor.queue.documents import item_source
 from extractor.queue.store import Item, ItemStatus, Queue, QueueError, clock_time
-from extractor.tomlfile import read_toml
-from extractor.validator import FactRef, Finding
 from extractor.schemas.concepts import to_facts
 from extractor.schemas.facts import Fact
+from extractor.suites import MANIFEST, SuiteError, load_suite
+from extractor.tomlfile import read_toml
+from extractor.validator import FactRef, Finding
 
 
 @dataclass
@@ -66,17 +66,23 @@ def export_gold(queue: Queue, suite: Path, root: Path, reviewer: str, item_ids: 
     if not entries:
         return result
     staged = suite / f".{MANIFEST}.new"
-    header = "" if manifest.exists() else (
-        f"[suite]\nname = {json.dumps(suite.name)}\ndescription = \"Extractions reviewed and accepted in the correction queue "
-        "(extractor queue export-gold); each document's provenance is in gold/<id>.provenance.json\"\n"
-    )  # fmt: skip
+    header = (
+        ""
+        if manifest.exists()
+        else (
+            f'[suite]\nname = {json.dumps(suite.name)}\ndescription = "Extractions reviewed and accepted in the correction queue '
+            "(extractor queue export-gold); each document's provenance is in gold/<id>.provenance.json\"\n"
+        )
+    )
     old = manifest.read_text(encoding="utf-8") if manifest.exists() else ""
     staged.write_text(old + header + "".join(entry for _, _, entry in entries), encoding="utf-8")
     try:
         load_suite(staged)
     except SuiteError as error:
         staged.unlink()
-        raise QueueError(f"the suite would not load with these documents, so nothing was added to {manifest}: {error}") from error
+        raise QueueError(
+            f"the suite would not load with these documents, so nothing was added to {manifest}: {error}"
+        ) from error
     staged.replace(manifest)
     for item, entry_id, _ in entries:
         queue.record(item.id, reviewer, "exported", f"gold {manifest} [{entry_id}]")
@@ -115,7 +121,12 @@ def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: 
         (suite / paths["accepted"]).write_text("".join(json.dumps(q) + "\n" for q in quirks), encoding="utf-8")
     provenance = {
         "item": item.id,
-        "document": {"id": item.document_id, "ref": item.document_ref, "sha256": item.document_sha256, "format": document.format},
+        "document": {
+            "id": item.document_id,
+            "ref": item.document_ref,
+            "sha256": item.document_sha256,
+            "format": document.format,
+        },
         "entered": {"reason": item.reason.value, "from": item.entered_from},
         "extraction": extraction.provenance.model_dump(mode="json"),
         "resolution": item.resolution,
@@ -123,14 +134,21 @@ def _write_document(queue: Queue, item: Item, suite: Path, entry_id: str, root: 
         "partial": partial(item, quirks),
         "audit": [asdict(entry) for entry in audit],
     }
-    (suite / paths["provenance"]).write_text(json.dumps(provenance, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (suite / paths["provenance"]).write_text(
+        json.dumps(provenance, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
     reviewers = sorted({e.reviewer for e in audit if e.action in ("corrected", "accepted")})
-    source = (f"review queue item {item.id} ({item.reason.value}): {item.document_ref}; extracted by "
-              f"{extraction.provenance.backend}, accepted by {', '.join(reviewers)} on {clock_time(item.updated)[:10]}")  # fmt: skip
+    source = (
+        f"review queue item {item.id} ({item.reason.value}): {item.document_ref}; extracted by "
+        f"{extraction.provenance.backend}, accepted by {', '.join(reviewers)} on {clock_time(item.updated)[:10]}"
+    )
     lines = ["", "[[documents]]", f"id = {json.dumps(entry_id)}"]
     lines += [f"{key} = {json.dumps(path.as_posix())}" for key, path in paths.items() if key != "provenance"]
-    lines += [f"format = {json.dumps(document.format)}", f"source = {json.dumps(source, ensure_ascii=False)}",
-              f"tags = {json.dumps(['reviewed', 'partial'] if provenance['partial'] else ['reviewed'])}"]  # fmt: skip
+    lines += [
+        f"format = {json.dumps(document.format)}",
+        f"source = {json.dumps(source, ensure_ascii=False)}",
+        f"tags = {json.dumps(['reviewed', 'partial'] if provenance['partial'] else ['reviewed'])}",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -150,8 +168,16 @@ def gold_facts(item: Item) -> tuple[list[Fact], list[dict[str, str]]]:
         if blamed is None:
             facts.append(fact)
         else:
-            excluded.append({"concept": fact.concept, "value": format(fact.value, "f"), "period_end": fact.period.end_date.isoformat(),
-                             "finding": blamed.id, "rule": blamed.rule, "message": blamed.message})  # fmt: skip
+            excluded.append(
+                {
+                    "concept": fact.concept,
+                    "value": format(fact.value, "f"),
+                    "period_end": fact.period.end_date.isoformat(),
+                    "finding": blamed.id,
+                    "rule": blamed.rule,
+                    "message": blamed.message,
+                }
+            )
     return facts, excluded
 
 
@@ -159,9 +185,16 @@ def partial(item: Item, quirks: list[dict[str, str]]) -> list[dict[str, object]]
     """Where the gold is known to be incomplete: each coverage finding accepted with its reason, and its numbers."""
     validation = item.extraction.validation
     reasons = {q["id"]: q.get("reason", "") for q in quirks}
-    return [{"finding": f.id, "rule": f.rule, "reason": reasons.get(f.id, item.resolution or ""),
-             "numbers": [{"start": n.start, "end": n.end, "text": n.text, "where": n.where} for n in f.numbers]}
-            for f in (validation.findings if validation else []) if f.family == "coverage"]  # fmt: skip
+    return [
+        {
+            "finding": f.id,
+            "rule": f.rule,
+            "reason": reasons.get(f.id, item.resolution or ""),
+            "numbers": [{"start": n.start, "end": n.end, "text": n.text, "where": n.where} for n in f.numbers],
+        }
+        for f in (validation.findings if validation else [])
+        if f.family == "coverage"
+    ]
 
 
 def _identity(ref: FactRef) -> tuple[object, str]:

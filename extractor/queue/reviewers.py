@@ -55,8 +55,10 @@ def add_reviewer(queue: Queue, name: str, password: str | None = None, replace: 
         exists = db.execute("select 1 from reviewers where name = ?", (name,)).fetchone()
         if exists and not replace:
             raise QueueError(f"reviewer {name} exists already; --replace gives them a new secret")
-        db.execute("insert or replace into reviewers (name, secret_hash, created) values (?, ?, ?)",
-                   (name, hash_secret(secret, token=password is None), queue.clock()))  # fmt: skip
+        db.execute(
+            "insert or replace into reviewers (name, secret_hash, created) values (?, ?, ?)",
+            (name, hash_secret(secret, token=password is None), queue.clock()),
+        )
         db.execute("delete from sessions where reviewer = ?", (name,))  # a reset signs them out everywhere
     return secret
 
@@ -85,8 +87,10 @@ def sign_in(queue: Queue, name: str, secret: str, token_only: bool = False) -> s
     now = queue.clock()
     with queue.transaction() as db:
         db.execute("delete from sessions where expires <= ?", (now,))
-        db.execute("insert into sessions (token_hash, reviewer, csrf, expires) values (?, ?, ?, ?)",
-                   (_digest(token), name, secrets.token_urlsafe(32), now + SESSION_SECONDS))  # fmt: skip
+        db.execute(
+            "insert into sessions (token_hash, reviewer, csrf, expires) values (?, ?, ?, ?)",
+            (_digest(token), name, secrets.token_urlsafe(32), now + SESSION_SECONDS),
+        )
     return token
 
 
@@ -95,8 +99,9 @@ def session(queue: Queue, token: str | None) -> Session | None:
     if not token:
         return None
     with queue.connect() as db:
-        row = db.execute("select reviewer, csrf from sessions where token_hash = ? and expires > ?",
-                         (_digest(token), queue.clock())).fetchone()  # fmt: skip
+        row = db.execute(
+            "select reviewer, csrf from sessions where token_hash = ? and expires > ?", (_digest(token), queue.clock())
+        ).fetchone()
     return Session(row[0], row[1]) if row else None
 
 

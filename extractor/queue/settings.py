@@ -26,17 +26,27 @@ from extractor.llm.config import ConfigError, merge_settings
 
 DEFAULT_QUEUE = "out/queue.sqlite"
 ENVIRONMENT = {"EXTRACTOR_QUEUE": "url", "EXTRACTOR_REVIEW_ROOT": "root"}
-HOST_NAME = re.compile(r"(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\]")  # as a Host header names it, port left off
+HOST_NAME = re.compile(
+    r"(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\]"
+)  # as a Host header names it, port left off
 
 
 class QueueSettings(BaseModel):
     url: str = Field(default=DEFAULT_QUEUE, description="A SQLite file path or sqlite:///path URL.")
     root: Path = Field(default_factory=Path.cwd, description="Documents outside this folder are never read.")
     qa_rate: float = Field(default=0.0, ge=0, le=1, description="Share of passing extractions sampled for QA review.")
-    claim_minutes: float = Field(default=30.0, gt=0, description="How long a claim holds before others may take it over.")
-    hosts: list[str] = Field(default_factory=list, description="Host names the review server answers besides localhost.")
-    max_save_mb: float = Field(default=4.0, gt=0, le=1024, description="The largest edit form the review server reads, in MiB.")
-    save_seconds: float = Field(default=20.0, gt=0, le=3600, description="A save whose re-validation takes longer is refused, unsaved.")
+    claim_minutes: float = Field(
+        default=30.0, gt=0, description="How long a claim holds before others may take it over."
+    )
+    hosts: list[str] = Field(
+        default_factory=list, description="Host names the review server answers besides localhost."
+    )
+    max_save_mb: float = Field(
+        default=4.0, gt=0, le=1024, description="The largest edit form the review server reads, in MiB."
+    )
+    save_seconds: float = Field(
+        default=20.0, gt=0, le=3600, description="A save whose re-validation takes longer is refused, unsaved."
+    )
 
     @field_validator("hosts")
     @classmethod
@@ -44,8 +54,10 @@ class QueueSettings(BaseModel):
         """The Host header is matched without its port: a scheme or port here would never match."""
         for host in hosts:
             if not HOST_NAME.fullmatch(host):
-                raise ValueError(f"{host!r}: give the host name only, as in 'review.example.org', '*.example.org' or '[::1]' "
-                                 "(no scheme or port)")  # fmt: skip
+                raise ValueError(
+                    f"{host!r}: give the host name only, as in 'review.example.org', '*.example.org' or '[::1]' "
+                    "(no scheme or port)"
+                )
         return hosts
 
     @property

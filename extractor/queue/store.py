@@ -170,13 +170,19 @@ create table if not exists sessions (
 );
 """
 
-BRIEF_COLUMNS = ("id, origin, document_id, document_ref, document_sha256, reason, entered_from, status, '' as extraction, "
-                 "errors, warnings, claimed_by, lease_until, version, resolution, accepted_findings, created, updated, updated_by")
+BRIEF_COLUMNS = (
+    "id, origin, document_id, document_ref, document_sha256, reason, entered_from, status, '' as extraction, "
+    "errors, warnings, claimed_by, lease_until, version, resolution, accepted_findings, created, updated, updated_by"
+)
 SYSTEM = "system"  # the reviewer name of entries no person made
-SHOWN_STATUS = "case when status = 'claimed' and lease_until <= ? then 'open' else status end"  # Item.shown_status in SQL
+SHOWN_STATUS = (
+    "case when status = 'claimed' and lease_until <= ? then 'open' else status end"  # Item.shown_status in SQL
+)
 PRIORITY = "reason != 'validation'"  # validation errors first, then QA samples
 APPLICATION_ID = 0x65787175  # b"exqu" in the file's header (PRAGMA application_id): this file is a correction queue
-UNMARKED_QUEUE = frozenset({"items", "item_rules", "audit", "reviewers", "sessions"})  # the tables of queues made before it
+UNMARKED_QUEUE = frozenset(
+    {"items", "item_rules", "audit", "reviewers", "sessions"}
+)  # the tables of queues made before it
 FILE_FAULTS = {  # SQLite's primary error codes that are the file's fault, and what to say
     sqlite3.SQLITE_CORRUPT: "is damaged ({error}): restore it from a backup, or move it aside to start an empty queue",
     sqlite3.SQLITE_NOTADB: "is not a correction queue (it is not a SQLite database, or its first page is damaged)",
@@ -245,9 +251,19 @@ class Queue:
                     "insert or ignore into items (origin, document_id, document_ref, document_sha256, reason, "
                     "entered_from, status, extraction, errors, warnings, created, updated) "
                     "values (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)",
-                    (origin(extraction), extraction.document_id, ref, extraction.document_sha256, reason.value,
-                     entered_from, extraction.model_dump_json(), *_tally(extraction), now, now),
-                )  # fmt: skip
+                    (
+                        origin(extraction),
+                        extraction.document_id,
+                        ref,
+                        extraction.document_sha256,
+                        reason.value,
+                        entered_from,
+                        extraction.model_dump_json(),
+                        *_tally(extraction),
+                        now,
+                        now,
+                    ),
+                )
                 if not cursor.rowcount:
                     ids.append(None)
                     continue
@@ -263,8 +279,13 @@ class Queue:
         with self.connect() as db:
             return _get(db, item_id, self.path)
 
-    def items(self, statuses: Sequence[ItemStatus] = (), rule: str | None = None, limit: int | None = None,
-              brief: bool = False) -> list[Item]:  # fmt: skip
+    def items(
+        self,
+        statuses: Sequence[ItemStatus] = (),
+        rule: str | None = None,
+        limit: int | None = None,
+        brief: bool = False,
+    ) -> list[Item]:
         """Items oldest first, optionally of some statuses and with a finding of `rule`; `brief` leaves
         out the extractions (a listing of thousands reads kilobytes, not megabytes)."""
         columns = BRIEF_COLUMNS if brief else "*"
@@ -294,7 +315,7 @@ class Queue:
                 "select rule, count(distinct item_id) from item_rules join items on items.id = item_id "
                 "where status not in ('accepted', 'rejected') group by rule order by 2 desc, rule"
             ).fetchall()
-        return {rule: number for rule, number in rows}
+        return dict(rows)
 
     def audit(self, item_id: int) -> list[AuditEntry]:
         with self.connect() as db:
@@ -312,8 +333,10 @@ class Queue:
             _refuse_resolved(item)
             holder = item.holder(now)
             if holder is not None and holder != reviewer:
-                raise Conflict(f"item {item_id} is claimed by {holder} until {clock_time(item.lease_until)}; "
-                               "it can be taken over once the claim expires")  # fmt: skip
+                raise Conflict(
+                    f"item {item_id} is claimed by {holder} until {clock_time(item.lease_until)}; "
+                    "it can be taken over once the claim expires"
+                )
             status = ItemStatus.claimed if item.status is ItemStatus.open else item.status
             db.execute(
                 "update items set claimed_by = ?, lease_until = ?, status = ?, updated = ? where id = ?",
@@ -350,21 +373,32 @@ class Queue:
             if item.claimed_by != reviewer:
                 raise Conflict(f"item {item_id} is not claimed by {reviewer}")
             status = ItemStatus.open if item.status is ItemStatus.claimed else item.status
-            db.execute("update items set claimed_by = null, lease_until = null, status = ?, updated = ? where id = ?",
-                       (status.value, now, item_id))  # fmt: skip
+            db.execute(
+                "update items set claimed_by = null, lease_until = null, status = ?, updated = ? where id = ?",
+                (status.value, now, item_id),
+            )
             _audit(db, item_id, now, reviewer, "released", item.version)
         return self.get(item_id)
 
     # changes ----------------------------------------------------------------------------------
 
-    def save(self, item_id: int, reviewer: str, expected_version: int, extraction: Extraction,
-             changes: Sequence[Change], revalidated: str | None = None) -> Item:  # fmt: skip
+    def save(
+        self,
+        item_id: int,
+        reviewer: str,
+        expected_version: int,
+        extraction: Extraction,
+        changes: Sequence[Change],
+        revalidated: str | None = None,
+    ) -> Item:
         """Store a corrected extraction (validated by the caller) as the next version, each change audited,
         and `revalidated` (which findings the changes resolved and which are new) as an entry of its own.
         Conflict when the item moved on since `expected_version` or another reviewer holds it."""
         if not changes:
-            raise QueueError("nothing changed: no value, unit, period, award type or span differs from the saved version, "
-                             "and nothing was added or deleted")  # fmt: skip
+            raise QueueError(
+                "nothing changed: no value, unit, period, award type or span differs from the saved version, "
+                "and nothing was added or deleted"
+            )
         now = self.clock()
         with self.transaction() as db:
             item = self._writable(db, item_id, reviewer, expected_version, now)
@@ -372,9 +406,17 @@ class Queue:
             db.execute(
                 "update items set extraction = ?, errors = ?, warnings = ?, status = 'corrected', version = ?, "
                 "claimed_by = ?, lease_until = ?, updated = ?, updated_by = ? where id = ?",
-                (extraction.model_dump_json(), *_tally(extraction), version, reviewer, now + self.lease_seconds,
-                 now, reviewer, item_id),
-            )  # fmt: skip
+                (
+                    extraction.model_dump_json(),
+                    *_tally(extraction),
+                    version,
+                    reviewer,
+                    now + self.lease_seconds,
+                    now,
+                    reviewer,
+                    item_id,
+                ),
+            )
             _set_rules(db, item_id, extraction)
             for change in changes:
                 _audit(db, item_id, now, reviewer, "corrected", version, change.field, change.before, change.after)
@@ -382,8 +424,15 @@ class Queue:
                 _audit(db, item_id, now, reviewer, "revalidated", version, note=revalidated)
         return self.get(item_id)
 
-    def resolve(self, item_id: int, reviewer: str, expected_version: int, accept: bool, reason: str,
-                finding_reasons: Mapping[str, str] | None = None) -> Item:  # fmt: skip
+    def resolve(
+        self,
+        item_id: int,
+        reviewer: str,
+        expected_version: int,
+        accept: bool,
+        reason: str,
+        finding_reasons: Mapping[str, str] | None = None,
+    ) -> Item:
         """Accept or reject. Findings accepted individually (`finding_reasons`: finding id -> why it is
         true of the filing) are kept as the filing's quirks and leave their values in the gold; an error
         left without one keeps the values it involves out of the gold. Coverage findings (numbers nobody
@@ -398,21 +447,39 @@ class Queue:
             if unknown := sorted(set(reasons) - set(known)):
                 raise QueueError(f"no finding {', '.join(unknown)} on version {item.version}; reload the page")
             if accept and (uncovered := [f for f in findings if f.family == "coverage" and f.id not in reasons]):
-                raise QueueError(f"accepting with {len(uncovered)} coverage findings left needs a reason for each (why the numbers "
-                                 f"of {', '.join(_where(f) for f in uncovered[:5])} are not extracted), or add the facts first")  # fmt: skip
+                raise QueueError(
+                    f"accepting with {len(uncovered)} coverage findings left needs a reason for each (why the numbers "
+                    f"of {', '.join(_where(f) for f in uncovered[:5])} are not extracted), or add the facts first"
+                )
             errors = [f for f in findings if f.severity == "error" and f.id not in reasons]
             if not reason and (not accept or errors):
-                what = "rejecting" if not accept else f"accepting with {len(errors)} error findings left that no reason accepts"
+                what = (
+                    "rejecting"
+                    if not accept
+                    else f"accepting with {len(errors)} error findings left that no reason accepts"
+                )
                 raise QueueError(f"a reason is needed when {what}")
-            kept = [{"id": key, "rule": known[key].rule, "reason": why} for key, why in reasons.items()] if accept else []
+            kept = (
+                [{"id": key, "rule": known[key].rule, "reason": why} for key, why in reasons.items()] if accept else []
+            )
             status = ItemStatus.accepted if accept else ItemStatus.rejected
             db.execute(
                 "update items set status = ?, resolution = ?, accepted_findings = ?, version = ?, claimed_by = null, "
                 "lease_until = null, updated = ?, updated_by = ? where id = ?",
-                (status.value, reason or None, json.dumps(kept) if kept else None, item.version + 1, now, reviewer, item_id),
+                (
+                    status.value,
+                    reason or None,
+                    json.dumps(kept) if kept else None,
+                    item.version + 1,
+                    now,
+                    reviewer,
+                    item_id,
+                ),
             )
             for entry in kept:
-                _audit(db, item_id, now, reviewer, "finding_accepted", item.version + 1, entry["id"], note=entry["reason"])
+                _audit(
+                    db, item_id, now, reviewer, "finding_accepted", item.version + 1, entry["id"], note=entry["reason"]
+                )
             _audit(db, item_id, now, reviewer, status.value, item.version + 1, note=reason or None)
         return self.get(item_id)
 
@@ -428,7 +495,9 @@ class Queue:
         check_version(item, expected)
         holder = item.holder(now)
         if holder is not None and holder != reviewer:
-            raise Conflict(f"item {item_id} is claimed by {holder} until {clock_time(item.lease_until)}; nothing was saved")
+            raise Conflict(
+                f"item {item_id} is claimed by {holder} until {clock_time(item.lease_until)}; nothing was saved"
+            )
         if holder is None:  # unclaimed, or a claim ran out: claimed now, in this transaction, and said so
             _audit_claim(db, item, reviewer, now)
         return item
@@ -441,11 +510,15 @@ def check_version(item: Item, expected: int) -> None:
     if item.version == expected:
         return
     if item.version < expected:
-        raise Conflict(f"item {item.id} is at version {item.version}, not the version {expected} the form names; "
-                       "nothing was saved: reload the page, then redo your changes")  # fmt: skip
+        raise Conflict(
+            f"item {item.id} is at version {item.version}, not the version {expected} the form names; "
+            "nothing was saved: reload the page, then redo your changes"
+        )
     by = f" by {item.updated_by}" if item.updated_by else ""
-    raise Conflict(f"item {item.id} was changed{by} at {clock_time(item.updated)} (version {item.version}) after "
-                   f"you opened version {expected}; nothing was saved: reload to see the new version, then redo your changes")  # fmt: skip
+    raise Conflict(
+        f"item {item.id} was changed{by} at {clock_time(item.updated)} (version {item.version}) after "
+        f"you opened version {expected}; nothing was saved: reload to see the new version, then redo your changes"
+    )
 
 
 def origin(extraction: Extraction) -> str:
@@ -464,14 +537,20 @@ def _make_queue(db: sqlite3.Connection, path: Path, existed: bool) -> None:
     if db.execute("pragma application_id").fetchone()[0] == APPLICATION_ID:
         db.executescript(SCHEMA)  # tables added since the file was made
     elif existed and not _tables(db) >= UNMARKED_QUEUE:
-        raise QueueFileError(f"{path} is not a correction queue (it looks like {_looks_like(db, path)}); it was left as it was")
+        raise QueueFileError(
+            f"{path} is not a correction queue (it looks like {_looks_like(db, path)}); it was left as it was"
+        )
     else:  # the schema and the marker in one transaction: a file is never half a queue
         db.executescript(f"begin immediate; {SCHEMA} pragma application_id = {APPLICATION_ID}; commit;")
     db.execute("pragma journal_mode=wal")
 
 
 def _tables(db: sqlite3.Connection) -> set[str]:
-    return {name for (name,) in db.execute("select name from sqlite_master where type = 'table'") if not name.startswith("sqlite_")}
+    return {
+        name
+        for (name,) in db.execute("select name from sqlite_master where type = 'table'")
+        if not name.startswith("sqlite_")
+    }
 
 
 def _looks_like(db: sqlite3.Connection, path: Path) -> str:
@@ -506,8 +585,10 @@ def _get(db: sqlite3.Connection, item_id: int, path: Path) -> Item:
 
 def _refuse_resolved(item: Item) -> None:
     if item.status.resolved:
-        raise Conflict(f"item {item.id} was {item.status.value} by {item.updated_by} at {clock_time(item.updated)}; "
-                       "it takes no more changes")  # fmt: skip
+        raise Conflict(
+            f"item {item.id} was {item.status.value} by {item.updated_by} at {clock_time(item.updated)}; "
+            "it takes no more changes"
+        )
 
 
 def _audit_claim(db: sqlite3.Connection, item: Item, reviewer: str, now: float) -> None:
@@ -533,8 +614,18 @@ def _set_rules(db: sqlite3.Connection, item_id: int, extraction: Extraction) -> 
     db.executemany("insert into item_rules (item_id, rule) values (?, ?)", [(item_id, rule) for rule in rules])
 
 
-def _audit(db: sqlite3.Connection, item_id: int, at: float, reviewer: str, action: str, version: int,
-           field: str | None = None, before: str | None = None, after: str | None = None, note: str | None = None) -> None:  # fmt: skip
+def _audit(
+    db: sqlite3.Connection,
+    item_id: int,
+    at: float,
+    reviewer: str,
+    action: str,
+    version: int,
+    field: str | None = None,
+    before: str | None = None,
+    after: str | None = None,
+    note: str | None = None,
+) -> None:
     db.execute(
         "insert into audit (item_id, at, reviewer, action, version, field, before, after, note) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (item_id, at, reviewer, action, version, field, before, after, note),

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from datetime import date
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 from urllib.parse import quote, urlencode
@@ -29,8 +30,8 @@ from starlette.datastructures import FormData, Headers, MutableHeaders
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from extractor.queue.documents import DocumentError, item_document
 from extractor.queue.corrections import save_correction
+from extractor.queue.documents import DocumentError, item_document
 from extractor.queue.edits import AWARD_TYPES, UNITS, EditError
 from extractor.queue.facts import schema_concepts
 from extractor.queue.reviewers import Session, session, sign_in, sign_in_name, sign_out
@@ -64,7 +65,9 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
-ItemId = Annotated[int, PathNumber(ge=1, le=2**63 - 1)]  # SQLite's integers: a larger number is no item, not an OverflowError
+ItemId = Annotated[
+    int, PathNumber(ge=1, le=2**63 - 1)
+]  # SQLite's integers: a larger number is no item, not an OverflowError
 NOTICES = {
     "empty": "Nothing left to review: every item is resolved or claimed by someone else.",
     "claimed": "Claimed: you hold this item; edit, save, then accept or reject.",
@@ -187,7 +190,7 @@ class Bounded:
         def run() -> None:
             try:
                 result.set_result(function(*args))
-            except BaseException as error:  # noqa: BLE001 - handed to the waiting request, which re-raises it
+            except BaseException as error:
                 result.set_exception(error)
             finally:
                 self._slots.release()
@@ -207,8 +210,13 @@ class BadCsrf(Exception):
     pass
 
 
-def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: int = SAVE_BYTES,
-               save_seconds: float = SAVE_SECONDS) -> FastAPI:  # fmt: skip
+def create_app(
+    queue: Queue,
+    root: Path,
+    hosts: Sequence[str] = (),
+    save_bytes: int = SAVE_BYTES,
+    save_seconds: float = SAVE_SECONDS,
+) -> FastAPI:
     """The app over `queue`, reading documents from below `root` only, answering requests whose
     Host header is a loopback name or one of `hosts` (any other gets 400: no page, no redirect),
     reading at most `save_bytes` of an edit form (FORM_BYTES of any other), and refusing a save
@@ -218,8 +226,16 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
     scrypts = anyio.CapacityLimiter(SCRYPT_SLOTS)
     validating = Bounded(save_seconds)
     templates = Jinja2Templates(directory=HERE / "templates")
-    templates.env.globals.update(when=clock_time, fmt=_number, grouped=_grouped, day=_day, units=UNITS, awards=AWARD_TYPES,
-                                 concepts=schema_concepts(), links=LINKS_SHOWN)
+    templates.env.globals.update(
+        when=clock_time,
+        fmt=_number,
+        grouped=_grouped,
+        day=_day,
+        units=UNITS,
+        awards=AWARD_TYPES,
+        concepts=schema_concepts(),
+        links=LINKS_SHOWN,
+    )
 
     app.add_middleware(BodyCap, save_bytes=save_bytes)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=[*LOCAL_HOSTS, *hosts], www_redirect=False)
@@ -227,7 +243,9 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
 
     @app.exception_handler(Exception)  # Starlette answers these outside every middleware: the headers go on here
     async def server_error(request: Request, _: Exception) -> Response:
-        return PlainTextResponse("server error: the server log has the details", status_code=500, headers=SECURITY_HEADERS)
+        return PlainTextResponse(
+            "server error: the server log has the details", status_code=500, headers=SECURITY_HEADERS
+        )
 
     @app.exception_handler(NotSignedIn)
     async def to_sign_in(request: Request, _: NotSignedIn) -> Response:
@@ -242,7 +260,9 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
 
     @app.exception_handler(BadCsrf)
     async def csrf_refused(request: Request, _: BadCsrf) -> Response:
-        return PlainTextResponse("refused: the form's CSRF token is missing or wrong; reload the page and try again", status_code=403)
+        return PlainTextResponse(
+            "refused: the form's CSRF token is missing or wrong; reload the page and try again", status_code=403
+        )
 
     def current(request: Request) -> Session:
         found = session(queue, request.cookies.get(COOKIE))
@@ -259,15 +279,25 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
             raise BadCsrf()
         return who, form
 
-    def page(request: Request, name: str, who: Session | None, status_code: int = 200, error: str | None = None,
-             **context: Any) -> HTMLResponse:  # fmt: skip
+    def page(
+        request: Request,
+        name: str,
+        who: Session | None,
+        status_code: int = 200,
+        error: str | None = None,
+        **context: Any,
+    ) -> HTMLResponse:
         notice = NOTICES.get(request.query_params.get("notice", ""))
         if request.query_params.get("notice") == "saved":
             notice = _saved_notice(request.query_params)
             account = next((e.note for e in reversed(context.get("audit", [])) if e.action == "revalidated"), None)
             notice += f" {account[:1].upper()}{account[1:]}." if account else ""
-        base = {"reviewer": who.reviewer if who else None, "csrf": who.csrf if who else "", "notice": notice,
-                "error": _clipped(error) if error else None}  # fmt: skip
+        base = {
+            "reviewer": who.reviewer if who else None,
+            "csrf": who.csrf if who else "",
+            "notice": notice,
+            "error": _clipped(error) if error else None,
+        }
         return templates.TemplateResponse(request, name, base | context, status_code=status_code)
 
     @app.get("/login", response_class=HTMLResponse)
@@ -289,23 +319,38 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         name = sign_in_name(str(form.get("name", "")))
         address = request.client.host if request.client else ""
         if by_address.too_many(address):  # refused before any scrypt: what one client can make the server do
-            return PlainTextResponse(f"too many failed sign-ins from your address; try again in {FAILURE_WINDOW // 60} minutes",
-                                     status_code=429)  # fmt: skip
+            return PlainTextResponse(
+                f"too many failed sign-ins from your address; try again in {FAILURE_WINDOW // 60} minutes",
+                status_code=429,
+            )
         locked = name is not None and by_name.too_many(name)  # still checked: its generated token lets the reviewer in
-        attempts = [(by_address, address, by_address.add(address))]  # counted now, with nothing awaited since the checks
+        attempts = [
+            (by_address, address, by_address.add(address))
+        ]  # counted now, with nothing awaited since the checks
         cookie = None
         if name is not None:  # a name no reviewer can have costs no scrypt and is no key to count
             attempts.append((by_name, name, by_name.add(name)))
             # scrypt takes tens of milliseconds on purpose: in a thread, so other reviewers' pages do not wait
-            cookie = await anyio.to_thread.run_sync(sign_in, queue, name, str(form.get("secret", "")), locked, limiter=scrypts)
+            cookie = await anyio.to_thread.run_sync(
+                sign_in, queue, name, str(form.get("secret", "")), locked, limiter=scrypts
+            )
         if cookie is None:
             if locked:
-                return PlainTextResponse(f"too many failed sign-ins for this name: for {FAILURE_WINDOW // 60} minutes only its "
-                                         "generated token signs in ('extractor queue add-reviewer NAME --replace' makes one)",
-                                         status_code=429)  # fmt: skip
+                return PlainTextResponse(
+                    f"too many failed sign-ins for this name: for {FAILURE_WINDOW // 60} minutes only its "
+                    "generated token signs in ('extractor queue add-reviewer NAME --replace' makes one)",
+                    status_code=429,
+                )
             fresh = secrets.token_urlsafe(32)
-            refused = page(request, "login.html", None, 401, login_csrf=fresh, next=_local(str(form.get("next", "/"))),
-                           error="Unknown reviewer or wrong token/password.")  # fmt: skip
+            refused = page(
+                request,
+                "login.html",
+                None,
+                401,
+                login_csrf=fresh,
+                next=_local(str(form.get("next", "/"))),
+                error="Unknown reviewer or wrong token/password.",
+            )
             refused.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict", max_age=3600)
             return refused
         for counts, key, stamp in attempts:
@@ -340,9 +385,19 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         who = current(request)
         statuses = [ItemStatus(status)] if status in ItemStatus.__members__ else []
         items = queue.items(statuses, rule or None, limit=LIST_LIMIT + 1, brief=True)
-        return page(request, "overview.html", who, counts=queue.counts(), rules=queue.rule_counts(),
-                    items=items[:LIST_LIMIT], more=len(items) > LIST_LIMIT, status=statuses[0].value if statuses else None,
-                    rule=rule, now=queue.clock(), queue_path=str(queue.path))  # fmt: skip
+        return page(
+            request,
+            "overview.html",
+            who,
+            counts=queue.counts(),
+            rules=queue.rule_counts(),
+            items=items[:LIST_LIMIT],
+            more=len(items) > LIST_LIMIT,
+            status=statuses[0].value if statuses else None,
+            rule=rule,
+            now=queue.clock(),
+            queue_path=str(queue.path),
+        )
 
     @app.post("/next")
     async def next_item(request: Request) -> Response:
@@ -352,7 +407,9 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
             return RedirectResponse("/?notice=empty", status_code=303)
         return RedirectResponse(f"/items/{item.id}", status_code=303)
 
-    def item_page(request: Request, who: Session, item_id: int, status_code: int = 200, error: str | None = None) -> Response:
+    def item_page(
+        request: Request, who: Session, item_id: int, status_code: int = 200, error: str | None = None
+    ) -> Response:
         try:
             item = queue.get(item_id)
         except QueueError as missing:
@@ -366,12 +423,22 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         holder = item.holder(queue.clock())
         validation = item.extraction.validation
         return page(
-            request, "item.html", who, status_code, error=error, item=item, view=item_view(item.extraction, text),
-            document_error=document_error, document_format=document_format, holder=holder, mine=holder == who.reviewer,
+            request,
+            "item.html",
+            who,
+            status_code,
+            error=error,
+            item=item,
+            view=item_view(item.extraction, text),
+            document_error=document_error,
+            document_format=document_format,
+            holder=holder,
+            mine=holder == who.reviewer,
             editable=holder == who.reviewer and not item.status.resolved and text is not None,
-            errors=len(validation.errors) if validation else 0, warnings=len(validation.warnings) if validation else 0,
+            errors=len(validation.errors) if validation else 0,
+            warnings=len(validation.warnings) if validation else 0,
             audit=queue.audit(item.id),
-        )  # fmt: skip
+        )
 
     @app.get("/items/{item_id}", response_class=HTMLResponse)
     def show_item(request: Request, item_id: ItemId) -> Response:
@@ -380,12 +447,16 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
     @app.post("/items/{item_id}/claim")
     async def claim(request: Request, item_id: ItemId) -> Response:
         who, _ = await posted(request)
-        return await run_in_threadpool(_acted, lambda: queue.claim(item_id, who.reviewer), item_id, "claimed", request, who, item_page)
+        return await run_in_threadpool(
+            _acted, lambda: queue.claim(item_id, who.reviewer), item_id, "claimed", request, who, item_page
+        )
 
     @app.post("/items/{item_id}/release")
     async def release(request: Request, item_id: ItemId) -> Response:
         who, _ = await posted(request)
-        return await run_in_threadpool(_acted, lambda: queue.release(item_id, who.reviewer), item_id, "released", request, who, item_page)
+        return await run_in_threadpool(
+            _acted, lambda: queue.release(item_id, who.reviewer), item_id, "released", request, who, item_page
+        )
 
     @app.post("/items/{item_id}/save")
     async def save(request: Request, item_id: ItemId) -> Response:
@@ -396,18 +467,28 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
         """Apply the form's changes, re-validate against the document, store the next version
         (in a worker thread: loading and validating a long note takes tens of milliseconds)."""
         try:
-            check = lambda extraction, doc: validating(validate, extraction, doc)  # noqa: E731 - bounded in time
+            check = partial(validating, validate)  # bounded in time
             _, done = save_correction(queue, item_id, who.reviewer, _version(form), _edit_fields(form), root, check)
         except DocumentError as problem:
-            return item_page(request, who, item_id, 409, f"not saved: {problem}; corrections cannot be checked without it")
+            return item_page(
+                request, who, item_id, 409, f"not saved: {problem}; corrections cannot be checked without it"
+            )
         except Conflict as conflict:
             return item_page(request, who, item_id, 409, str(conflict))
         except (EditError, QueueError) as problem:
             return item_page(request, who, item_id, 422, f"not saved: {problem}")
         except TooSlow:
-            return item_page(request, who, item_id, 503, f"not saved: checking these corrections took over {save_seconds:g} seconds; "
-                             "try again, and report the item if it happens again")  # fmt: skip
-        query = urlencode({"notice": "saved", "changed": len(done.changes), "resolved": len(done.resolved), "new": len(done.new)})
+            return item_page(
+                request,
+                who,
+                item_id,
+                503,
+                f"not saved: checking these corrections took over {save_seconds:g} seconds; "
+                "try again, and report the item if it happens again",
+            )
+        query = urlencode(
+            {"notice": "saved", "changed": len(done.changes), "resolved": len(done.resolved), "new": len(done.new)}
+        )
         return RedirectResponse(f"/items/{item_id}?{query}", status_code=303)
 
     async def resolve(request: Request, item_id: int, accept: bool) -> Response:
@@ -419,9 +500,20 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
             except QueueError as problem:
                 return item_page(request, who, item_id, 409, f"not accepted: {problem}")
         action = "accepted" if accept else "rejected"
-        reasons = {name.removeprefix("finding."): str(value) for name, value in form.multi_items() if name.startswith("finding.")}
-        return await run_in_threadpool(_acted, lambda: queue.resolve(item_id, who.reviewer, _version(form), accept, reason, reasons),
-                                       item_id, action, request, who, item_page)  # fmt: skip
+        reasons = {
+            name.removeprefix("finding."): str(value)
+            for name, value in form.multi_items()
+            if name.startswith("finding.")
+        }
+        return await run_in_threadpool(
+            _acted,
+            lambda: queue.resolve(item_id, who.reviewer, _version(form), accept, reason, reasons),
+            item_id,
+            action,
+            request,
+            who,
+            item_page,
+        )
 
     @app.post("/items/{item_id}/accept")
     async def accept(request: Request, item_id: ItemId) -> Response:
@@ -434,8 +526,14 @@ def create_app(queue: Queue, root: Path, hosts: Sequence[str] = (), save_bytes: 
     return app
 
 
-def _acted(action: Callable[[], Item], item_id: int, notice: str, request: Request, who: Session,
-           item_page: Callable[..., Response]) -> Response:  # fmt: skip
+def _acted(
+    action: Callable[[], Item],
+    item_id: int,
+    notice: str,
+    request: Request,
+    who: Session,
+    item_page: Callable[..., Response],
+) -> Response:
     """Do it and show the item (POST-redirect-GET), or show why it was refused."""
     try:
         action()
@@ -450,7 +548,9 @@ def _edit_fields(form: FormData) -> dict[str, str]:
     """The form's edits by field name; EditError, naming none of them, when some name is too long to be a field."""
     fields = {name: str(value) for name, value in form.multi_items() if "." in name}
     if too_long := sum(len(name) > FIELD_NAME_CHARS for name in fields):
-        raise EditError(f"{too_long} field names of over {FIELD_NAME_CHARS} characters: no field of this form has such a name")
+        raise EditError(
+            f"{too_long} field names of over {FIELD_NAME_CHARS} characters: no field of this form has such a name"
+        )
     return fields
 
 
@@ -474,9 +574,14 @@ def _clipped(text: str) -> str:
 
 
 def _saved_notice(query: Any) -> str:
-    numbers = {key: int(raw) if (raw := query.get(key, "0")).isascii() and raw.isdigit() else 0 for key in ("changed", "resolved", "new")}
-    return (f"Saved and re-validated: {numbers['changed']} fields changed, {numbers['resolved']} findings resolved, "
-            f"{numbers['new']} new.")  # fmt: skip
+    numbers = {
+        key: int(raw) if (raw := query.get(key, "0")).isascii() and raw.isdigit() else 0
+        for key in ("changed", "resolved", "new")
+    }
+    return (
+        f"Saved and re-validated: {numbers['changed']} fields changed, {numbers['resolved']} findings resolved, "
+        f"{numbers['new']} new."
+    )
 
 
 def _local(target: str) -> str:

@@ -22,19 +22,19 @@ from __future__ import annotations
 import dataclasses
 import re
 from bisect import bisect_right
-from datetime import date, timedelta
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from html import escape
 
 from markupsafe import Markup
 
 from extractor.extraction import Extraction
+from extractor.findings import Unexplained
 from extractor.periods import find_dates
 from extractor.queue.edits import ValueField, path_steps, value_fields
-from extractor.validator import Finding
-from extractor.findings import Unexplained
 from extractor.schemas.concepts import concept_words
 from extractor.schemas.values import Period
+from extractor.validator import Finding
 
 SOURCE_CHARS = 1_000_000  # a longer source is shown as excerpts around its marked values
 CONTEXT_CHARS = 3_000  # text shown each side of a marked value in such a source
@@ -50,7 +50,9 @@ class Row:
     field: ValueField
     label: str
     mark: str | None  # the id of its span's <mark> in the source pane
-    findings: list[int] = dataclasses.field(default_factory=list)  # indexes into ItemView.findings ('field' is a Row attribute here)
+    findings: list[int] = dataclasses.field(
+        default_factory=list
+    )  # indexes into ItemView.findings ('field' is a Row attribute here)
     blamed: bool = False  # a finding says this value is wrong
 
     @property
@@ -130,8 +132,15 @@ def item_view(extraction: Extraction, text: str | None) -> ItemView:
     """The page's parts; `text` None when the document cannot be read (values still shown)."""
     fields = _check_first(value_fields(extraction.note))
     marks = _mark_ids(fields, text)
-    rows = [Row(n, f, _label(extraction, f), marks.get((f.amount.source.start, f.amount.source.end)) if f.amount.source else None)
-            for n, f in enumerate(fields, start=1)]  # fmt: skip
+    rows = [
+        Row(
+            n,
+            f,
+            _label(extraction, f),
+            marks.get((f.amount.source.start, f.amount.source.end)) if f.amount.source else None,
+        )
+        for n, f in enumerate(fields, start=1)
+    ]
     by_path = {row.path: row for row in rows}
     validation = extraction.validation
     ordered = sorted(validation.findings, key=lambda f: (f.severity != "error", f.rule)) if validation else []
@@ -168,6 +177,7 @@ def _group_key(value: ValueField) -> str:
 def _check_first(fields: list[ValueField]) -> list[ValueField]:
     """The values in list order, so row numbers follow it: groups holding a shaky value first, shaky
     values first in their group, otherwise the note's order (a note without LLM quotes is unchanged)."""
+
     def shaky(value: ValueField) -> bool:
         return value.amount.source is not None and value.amount.source.shaky
 
@@ -175,7 +185,9 @@ def _check_first(fields: list[ValueField]) -> list[ValueField]:
     for index, value in enumerate(fields):
         first.setdefault(_group_key(value), index)
     loose = {_group_key(value) for value in fields if shaky(value)}
-    return sorted(fields, key=lambda value: (_group_key(value) not in loose, first[_group_key(value)], not shaky(value)))  # stable
+    return sorted(
+        fields, key=lambda value: (_group_key(value) not in loose, first[_group_key(value)], not shaky(value))
+    )  # stable
 
 
 def _label(extraction: Extraction, value: ValueField) -> str:
@@ -254,12 +266,16 @@ def _missed(number: Unexplained, finding: int, fields: list[ValueField], blocks:
     label = number.row or ""
     percent = text[number.end : number.end + 3].lstrip(" )").startswith("%")
     period = number.period or (None if block.table else _sentence_period(text, number.start))
-    period = period or (nearest.amount.period if nearest else None)  # the finding's hint, the sentence's date, the neighbour's
+    period = period or (
+        nearest.amount.period if nearest else None
+    )  # the finding's hint, the sentence's date, the neighbour's
     award = number.award or (nearest.fact.dims.get("award") if nearest else None)
     return Missed(number, finding, None, unit, scale, label, percent, period, award)
 
 
-def _missed_marks(missed: list[Missed], marks: dict[tuple[int, int], str], length: int) -> dict[tuple[int, int], Missed]:
+def _missed_marks(
+    missed: list[Missed], marks: dict[tuple[int, int], str], length: int
+) -> dict[tuple[int, int], Missed]:
     """A mark id for each unexplained number inside the text that overlaps no value's mark."""
     taken = sorted(marks)
     starts = [s for s, _ in taken]
@@ -269,14 +285,18 @@ def _missed_marks(missed: list[Missed], marks: dict[tuple[int, int], str], lengt
         if not 0 <= start < end <= length or (start, end) in chosen:
             continue
         before = bisect_right(starts, start) - 1
-        overlaps = (before >= 0 and taken[before][1] > start) or (before + 1 < len(taken) and taken[before + 1][0] < end)
+        overlaps = (before >= 0 and taken[before][1] > start) or (
+            before + 1 < len(taken) and taken[before + 1][0] < end
+        )
         if not overlaps:
             item.mark = f"x{start}"
             chosen[(start, end)] = item
     return chosen
 
 
-def _spans(rows: list[Row], marks: dict[tuple[int, int], str], missed: dict[tuple[int, int], Missed]) -> list[tuple[int, int, str]]:
+def _spans(
+    rows: list[Row], marks: dict[tuple[int, int], str], missed: dict[tuple[int, int], Missed]
+) -> list[tuple[int, int, str]]:
     """Every mark of the source pane as (start, end, opening tag), in order: values, then numbers nobody extracted."""
     paths: dict[str, list[str]] = {}
     flagged: set[str] = set()
@@ -295,18 +315,41 @@ def _spans(rows: list[Row], marks: dict[tuple[int, int], str], missed: dict[tupl
     for (start, end), mark in marks.items():
         css = "value flagged" if mark in flagged else ("value involved" if mark in involved else "value")
         css += " shaky" if mark in shaky else ""
-        out.append((start, end, f'<mark id="{mark}" class="{css}" data-at="{start}" data-paths="{escape(" ".join(paths.get(mark, [])))}">'))
+        out.append(
+            (
+                start,
+                end,
+                f'<mark id="{mark}" class="{css}" data-at="{start}" data-paths="{escape(" ".join(paths.get(mark, [])))}">',
+            )
+        )
     for (start, end), item in missed.items():
         n, period = item.number, item.period
         if item.percent and item.unit != "pure":
             item.unit, item.scale = "pure", 0
-        data = {"finding": item.finding, "start": n.start, "end": n.end, "text": n.text, "where": n.where, "unit": item.unit,
-                "scale": item.scale, "award": item.award or "", "label": item.label, "percent": "1" if item.percent else "",
-                "instant": period.instant if period and period.instant else "", "from": period.start if period and period.start else "",
-                "to": period.end if period and period.end else ""}  # fmt: skip
+        data = {
+            "finding": item.finding,
+            "start": n.start,
+            "end": n.end,
+            "text": n.text,
+            "where": n.where,
+            "unit": item.unit,
+            "scale": item.scale,
+            "award": item.award or "",
+            "label": item.label,
+            "percent": "1" if item.percent else "",
+            "instant": period.instant if period and period.instant else "",
+            "from": period.start if period and period.start else "",
+            "to": period.end if period and period.end else "",
+        }
         attributes = " ".join(f'data-{key}="{escape(str(value))}"' for key, value in data.items())
-        out.append((start, end, f'<mark id="{item.mark}" class="missed" data-at="{start}" title="not extracted: {escape(n.where)} '
-                                f'(click to add it)" {attributes}>'))  # fmt: skip
+        out.append(
+            (
+                start,
+                end,
+                f'<mark id="{item.mark}" class="missed" data-at="{start}" title="not extracted: {escape(n.where)} '
+                f'(click to add it)" {attributes}>',
+            )
+        )
     return sorted(out)
 
 
@@ -380,8 +423,11 @@ def _between(text: str, start: int, end: int) -> str:
     head = 0 if start == 0 and end < len(text) else CONTEXT_CHARS
     tail = CONTEXT_CHARS if end < len(text) else 0
     gap = f'<span class="elided">[… {end - start - head - tail:,} characters not shown: the document is too long to show whole …]</span>'
-    return (f'<span data-at="{start}">{escape(text[start : start + head])}</span>' + gap
-            + f'<span data-at="{end - tail}">{escape(text[end - tail : end])}</span>')  # fmt: skip
+    return (
+        f'<span data-at="{start}">{escape(text[start : start + head])}</span>'
+        + gap
+        + f'<span data-at="{end - tail}">{escape(text[end - tail : end])}</span>'
+    )
 
 
 def _sentence_period(text: str, at: int) -> Period | None:
@@ -395,5 +441,10 @@ def _sentence_period(text: str, at: int) -> Period | None:
     day, start, _ = found[-1]
     start += sentence_start
     if re.search(r"\bend(?:ed|ing)\b", text[max(sentence_start, start - 45) : start], re.IGNORECASE):
-        return Period(start=date(day.year - 1, day.month, day.day) + timedelta(days=1) if (day.month, day.day) != (2, 29) else None, end=day)
+        return Period(
+            start=date(day.year - 1, day.month, day.day) + timedelta(days=1)
+            if (day.month, day.day) != (2, 29)
+            else None,
+            end=day,
+        )
     return Period(instant=day)

@@ -284,8 +284,12 @@ def _assemble(items: list[Row | str]) -> list[Table]:
 def _new_table(run: _Run, caption: str | None) -> Table:
     lines = [r for r in run.rows if r.label]
     title = None
-    if lines and not run.rows[0].cells and not (
-        _SCALE_NOTE.search(lines[0].label) or column_kind(lines[0].label) or _PERIOD_PHRASE.search(lines[0].label)
+    if (
+        lines
+        and not run.rows[0].cells
+        and not (
+            _SCALE_NOTE.search(lines[0].label) or column_kind(lines[0].label) or _PERIOD_PHRASE.search(lines[0].label)
+        )
     ):
         title = lines[0].label
         lines = lines[1:]
@@ -313,4 +317,3 @@ def _new_table(run: _Run, caption: str | None) -> Table:
         start=start,
         end=start,
     )
-

@@ -48,7 +48,9 @@ def _is_header_row(cells: list[Cell], texts: list[str]) -> bool:
 
 
 def _is_yearish(text: str) -> bool:
-    return bool(re.fullmatch(r"(?:fiscal\s+|fy\s*)?(?:19|20)\d\d(?:\s*\([^)]{1,30}\))?", text.strip(), re.I))  # '2011 (53 weeks)' 
+    return bool(
+        re.fullmatch(r"(?:fiscal\s+|fy\s*)?(?:19|20)\d\d(?:\s*\([^)]{1,30}\))?", text.strip(), re.I)
+    )  # '2011 (53 weeks)'
 
 
 def _caption(text: str, start: int) -> str | None:
@@ -137,9 +139,7 @@ def _scale_over_all(text: str, cell: GridCell, width: int) -> bool:
     return cell.colspan >= width > 1 and bool(_SCALE_ONLY.fullmatch(text[cell.start : cell.end].strip()))
 
 
-def _new_table(
-    text: str, grid: TableGrid, header: list[list[GridCell]], caption: str | None, first: int = 1
-) -> Table:
+def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption: str | None, first: int = 1) -> Table:
     columns: list[Column] = []
     header_lines: list[str] = []
     notes = [c for level in header for c in level if _scale_over_all(text, c, grid.cols - first)]
@@ -160,13 +160,23 @@ def _new_table(
             kind = "year"
         awards = [find_award(p) for p in parts if measure_kind([p]) is None or len(parts) > 1]
         award = next((a for a in awards if a), None)
-        columns.append(Column(
-            header=" | ".join(parts), kind=kind, year=period.year, end=period.end, months=period.months,
-            month_day=period.month_day, award=award, scale=column_scale(parts),
-        ))
+        columns.append(
+            Column(
+                header=" | ".join(parts),
+                kind=kind,
+                year=period.year,
+                end=period.end,
+                months=period.months,
+                month_day=period.month_day,
+                award=award,
+                scale=column_scale(parts),
+            )
+        )
     scale_note = next((line for line in header_lines if _SCALE_NOTE.search(line)), None)
     note_in_caption = re.search(r"\(?\bin (?:thousands|millions|billions)\b[^)]*\)?", caption or "", re.I)
-    if scale_note is None and note_in_caption:  # only the note itself: '500 million shares ... (in thousands)' is thousands
+    if (
+        scale_note is None and note_in_caption
+    ):  # only the note itself: '500 million shares ... (in thousands)' is thousands
         scale_note = note_in_caption.group()
     scale = (scale_exponent(scale_note) or 0) if scale_note else 0
     if scale_note is None:  # a scale every scaled column states ('Shares (in thousands)') is the table's

@@ -20,12 +20,17 @@ MEASURES: list[tuple[str, re.Pattern[str]]] = [
     ("term", re.compile(r"(?<!long-)(?<!long )\b(?:contractual )?(?:term|life)\b|^\(?(?:in )?years\)?$", re.I)),
     ("fair_value", re.compile(r"fair value", re.I)),
     ("cost", re.compile(r"^(?:aggregate|total) (?:purchase )?(?:price|cost)\b", re.I)),  # 'Aggregate Purchase Price'
-    ("price", re.compile(r"(?:exercise|grant|purchase|strike) price|price per share|^(?:weighted[- ]average )?price$", re.I)),
+    (
+        "price",
+        re.compile(r"(?:exercise|grant|purchase|strike) price|price per share|^(?:weighted[- ]average )?price$", re.I),
+    ),
     ("cost", re.compile(r"unrecognized|compensation cost|costs?$", re.I)),
     ("min", re.compile(r"^minimum\b|^low\b", re.I)),
     ("max", re.compile(r"^maximum\b|^high\b", re.I)),
-    ("count", re.compile(
-        r"\b(?:number|shares|units|awards|options|sars|rsus|psus|stock units|share units|amount)\b", re.I)),
+    (
+        "count",
+        re.compile(r"\b(?:number|shares|units|awards|options|sars|rsus|psus|stock units|share units|amount)\b", re.I),
+    ),
 ]
 _MONTHS_PHRASE = re.compile(r"\b(three|six|nine|twelve|3|6|9|12)[- ]months?\b|\bquarter\b", re.I)
 _YEAR_PHRASE = re.compile(r"\b(?:fiscal )?years?\b|\bannual\b", re.I)
@@ -88,7 +93,12 @@ def measure_kind(parts: list[str]) -> str | None:
     """What the column measures, from its lowest header level that says."""
     for part in reversed(parts):
         text = re.sub(r"\s*\((?:\d|[a-z])\)\s*$", "", part.strip())
-        text = re.sub(r"\((?:in )?(?:thousands|millions|billions)[^)]*\)|\bin (?:thousands|millions|billions)\b", "", text, flags=re.I).strip(" ,")
+        text = re.sub(
+            r"\((?:in )?(?:thousands|millions|billions)[^)]*\)|\bin (?:thousands|millions|billions)\b",
+            "",
+            text,
+            flags=re.I,
+        ).strip(" ,")
         for kind, pattern in MEASURES:
             if pattern.search(text):
                 return kind

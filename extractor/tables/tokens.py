@@ -39,9 +39,7 @@ class Token:
     years: bool = False
 
 
-_RANGE_RE = re.compile(
-    r"^(?P<a>\(?\$?\s*[\d,]*\.?\d+\s*%?)\s*(?:-|–|—|to)\s*(?P<b>\$?\s*[\d,]*\.?\d+\s*%?\)?)$"
-)
+_RANGE_RE = re.compile(r"^(?P<a>\(?\$?\s*[\d,]*\.?\d+\s*%?)\s*(?:-|–|—|to)\s*(?P<b>\$?\s*[\d,]*\.?\d+\s*%?\)?)$")
 _YEARS_SUFFIX = re.compile(r"\s*(?:years?|yrs\.?)$", re.IGNORECASE)
 _FOOTNOTE_RE = re.compile(r"^\((?:\d{1,2}|[A-Za-z])\)$")
 _RULE_RE = re.compile(r"^[-=_\s]+$")

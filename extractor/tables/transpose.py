@@ -21,7 +21,12 @@ def years_as_columns(table: Table) -> Table:
     Cells (and so every number's span) are the same objects; only their arrangement changes."""
     years = [row_year(row.label) for row in table.rows]
     single = re.search(r"\byear\b", table.title or "", re.I)  # 'Grant Year | Expected Life | ...' over one row
-    if len(table.rows) < (1 if single else 2) or None in years or not table.columns or any(c.year or c.end for c in table.columns):
+    if (
+        len(table.rows) < (1 if single else 2)
+        or None in years
+        or not table.columns
+        or any(c.year or c.end for c in table.columns)
+    ):
         return table
     columns = [Column(header=row.label, kind="year", year=year) for row, year in zip(table.rows, years)]
     rows = [
@@ -29,11 +34,21 @@ def years_as_columns(table: Table) -> Table:
             label=column.header,
             label_start=table.start,
             label_end=table.start,
-            cells=[row.cells[index] if index < len(row.cells) else Cell([], row.label_end, row.label_end) for row in table.rows],
+            cells=[
+                row.cells[index] if index < len(row.cells) else Cell([], row.label_end, row.label_end)
+                for row in table.rows
+            ],
         )
         for index, column in enumerate(table.columns)
     ]
     return Table(
-        title=table.title, caption=table.caption, header_lines=table.header_lines, columns=columns, rows=rows,
-        scale=table.scale, scale_note=table.scale_note, start=table.start, end=table.end,
+        title=table.title,
+        caption=table.caption,
+        header_lines=table.header_lines,
+        columns=columns,
+        rows=rows,
+        scale=table.scale,
+        scale_note=table.scale_note,
+        start=table.start,
+        end=table.end,
     )

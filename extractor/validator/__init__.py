@@ -16,14 +16,17 @@ from collections.abc import Collection, Iterable, Sequence
 from datetime import date
 
 from extractor.document import Document
+from extractor.extraction import Extraction
+from extractor.findings import FactRef, Finding, Validation, read_accepted
 from extractor.numbers import NUMBER_RE
+from extractor.schemas.concepts import iter_located_facts
+from extractor.schemas.facts import Fact
 from extractor.validator.arithmetic import (
     check_rollforwards,
     check_totals,
     rollforward_years,
     total_groups,
 )
-from extractor.validator.coverage import check_coverage
 from extractor.validator.consistency import (
     check_conflicts,
     check_exercise_proceeds,
@@ -36,14 +39,10 @@ from extractor.validator.consistency import (
     subset_pairs,
     within_range_triples,
 )
+from extractor.validator.coverage import check_coverage
 from extractor.validator.factset import FactSet, Located
-from extractor.findings import FactRef, Finding, Validation, read_accepted
 from extractor.validator.grounding import SourceText, check_grounding
 from extractor.validator.plausibility import check_bounds, check_dates
-from extractor.schemas.concepts import iter_located_facts
-from extractor.schemas.facts import Fact
-
-from extractor.extraction import Extraction
 
 __all__ = [
     "FactRef",
@@ -61,7 +60,9 @@ def validate(
     extraction: Extraction, document: Document | SourceText | None = None, accepted: Collection[str] = ()
 ) -> Validation:
     """Validate an extraction; with its document, spans and scales are checked against the text too."""
-    return _run(iter_located_facts(extraction.note), document, accepted, extraction.note.fiscal_year_ends, expect_facts=True)
+    return _run(
+        iter_located_facts(extraction.note), document, accepted, extraction.note.fiscal_year_ends, expect_facts=True
+    )
 
 
 def amounts_printed(text: str) -> int:
@@ -69,8 +70,14 @@ def amounts_printed(text: str) -> int:
     count = 0
     for match in NUMBER_RE.finditer(text):
         digits = match.group("digits")
-        bare = not (match.group("currency") or match.group("lead_currency") or match.group("percent")
-                    or match.group("trail_percent") or "," in digits or "." in digits)
+        bare = not (
+            match.group("currency")
+            or match.group("lead_currency")
+            or match.group("percent")
+            or match.group("trail_percent")
+            or "," in digits
+            or "." in digits
+        )
         if bare and (len(digits) < 3 or (len(digits) == 4 and digits[:2] in ("19", "20"))):
             continue
         count += 1
@@ -84,11 +91,14 @@ def check_empty(facts: FactSet, source: SourceText | None) -> list[Finding]:
     printed = amounts_printed(source.text)
     if printed < EMPTY_THRESHOLD:
         return []
-    return [Finding(
-        rule="coverage.empty", severity="error",
-        message=f"nothing was extracted, although the document prints {printed} amounts: its layout was not "
-                "understood, or it is not a stock-compensation note",
-    )]
+    return [
+        Finding(
+            rule="coverage.empty",
+            severity="error",
+            message=f"nothing was extracted, although the document prints {printed} amounts: its layout was not "
+            "understood, or it is not a stock-compensation note",
+        )
+    ]
 
 
 EMPTY_THRESHOLD = 3  # fewer amounts than this: a note that says there is nothing to report

@@ -8,6 +8,9 @@ from datetime import date, timedelta
 from decimal import Decimal
 from itertools import combinations
 
+from extractor.findings import Finding, Severity
+from extractor.schemas.concepts import concept_words
+from extractor.schemas.relations import ROLLFORWARDS, SUBTOTAL_AWARD, SUMMABLE, RollForward
 from extractor.validator.factset import (
     SCALE_NAMES,
     FactSet,
@@ -22,9 +25,6 @@ from extractor.validator.factset import (
     show,
     year_label,
 )
-from extractor.findings import Finding, Severity
-from extractor.schemas.concepts import concept_words
-from extractor.schemas.relations import ROLLFORWARDS, SUBTOTAL_AWARD, SUMMABLE, RollForward
 
 # A weighted average off by more than its rounding but less than this share of itself is a
 # warning: filings do print such tables (modifications, tranches valued apart); more is an error.

@@ -6,6 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from extractor.findings import Finding
+from extractor.schemas.concepts import Printings, concept_words
+from extractor.schemas.facts import Fact
+from extractor.schemas.relations import (
+    EXERCISE_PROCEEDS,
+    OUTSTANDING_SPLIT,
+    PLAN_TERMS,
+    RANGES,
+    SUBSETS,
+    WITHIN_RANGE,
+)
 from extractor.validator.factset import (
     FactSet,
     Located,
@@ -19,17 +30,6 @@ from extractor.validator.factset import (
     scale_note,
     show,
     year_label,
-)
-from extractor.findings import Finding
-from extractor.schemas.concepts import Printings, concept_words
-from extractor.schemas.facts import Fact
-from extractor.schemas.relations import (
-    EXERCISE_PROCEEDS,
-    OUTSTANDING_SPLIT,
-    PLAN_TERMS,
-    RANGES,
-    SUBSETS,
-    WITHIN_RANGE,
 )
 
 

@@ -22,13 +22,13 @@ from pathlib import Path
 
 from extractor import schemas
 from extractor.document import Document
+from extractor.findings import Finding, Unexplained
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import Period
 from extractor.tables import Table, layout
 from extractor.tables.assemble import is_year_cell
 from extractor.validator.factset import FactSet
-from extractor.findings import Finding, Unexplained
-from extractor.schemas.facts import Fact
-from extractor.schemas.values import Period
 
 _LEXICON = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compensation" / "coverage.toml"
 
@@ -155,26 +155,30 @@ def check_coverage(facts: FactSet, document: Document) -> Coverage:
         mostly_unread = block.kind == "table" and len(block.counted) >= MIN_TABLE_NUMBERS and block.ratio < TABLE_READ
         shown = ", ".join(n.text for n in missing[:12]) + (", …" if len(missing) > 12 else "")
         what = f"{block.label}: {len(missing)} of its {len(block.counted)} numbers"
-        findings.append(Finding(
-            rule=f"coverage.{'table' if block.kind == 'table' else 'prose'}",
-            severity="error" if mostly_unread else "warning",
-            message=f"{what} were not extracted and nothing explains them"
-                    f"{' (the table is mostly unread)' if mostly_unread else ''}: {shown}",
-            numbers=[hints.unexplained(block, n) for n in missing],
-            coverage=block.ratio,
-        ))
+        findings.append(
+            Finding(
+                rule=f"coverage.{'table' if block.kind == 'table' else 'prose'}",
+                severity="error" if mostly_unread else "warning",
+                message=f"{what} were not extracted and nothing explains them"
+                f"{' (the table is mostly unread)' if mostly_unread else ''}: {shown}",
+                numbers=[hints.unexplained(block, n) for n in missing],
+                coverage=block.ratio,
+            )
+        )
     counted = [n for b in found for n in b.counted]
     result = Coverage(findings, sum(n.used for n in counted), len(counted))
     share = result.share
     if share is not None and result.counted >= MIN_NOTE_NUMBERS and share < NOTE_COVERAGE:
-        findings.append(Finding(
-            rule="coverage.note",
-            severity="error",
-            message=f"only {share:.0%} of the {result.counted} numbers the note prints in its tables and "
-                    f"stock-compensation sentences were extracted or explained (at least {NOTE_COVERAGE:.0%} "
-                    "expected): its layout was not understood, or most of it is out of the schema",
-            coverage=share,
-        ))
+        findings.append(
+            Finding(
+                rule="coverage.note",
+                severity="error",
+                message=f"only {share:.0%} of the {result.counted} numbers the note prints in its tables and "
+                f"stock-compensation sentences were extracted or explained (at least {NOTE_COVERAGE:.0%} "
+                "expected): its layout was not understood, or most of it is out of the schema",
+                coverage=share,
+            )
+        )
     return result
 
 
@@ -200,9 +204,18 @@ def _table_block(index: int, table: Table) -> Block:
             header = column.header.strip() if column else None
             reason = ("a year" if is_year_cell(cell) else None) or row_reason or _out_of_scope(header)
             for number in cell.numbers:
-                block.numbers.append(Printed(
-                    number.start, number.end, number.text, row.label.strip() or None, header or None, c, r, reason,
-                ))
+                block.numbers.append(
+                    Printed(
+                        number.start,
+                        number.end,
+                        number.text,
+                        row.label.strip() or None,
+                        header or None,
+                        c,
+                        r,
+                        reason,
+                    )
+                )
     return block
 
 
@@ -235,8 +248,13 @@ def _no_amount(match: re.Match[str], sentence: str, text: str, end: int) -> str 
     """'skip' for what reads as no number at all (a day, a year, "two plans" as digits); a reason for a
     printed reference; None for an amount."""
     digits = match.group("digits")
-    marked = match.group("currency") or match.group("lead_currency") or match.group("percent") or match.group("trail_percent")
-    if LEXICON.references.search(sentence[:match.start()]):
+    marked = (
+        match.group("currency")
+        or match.group("lead_currency")
+        or match.group("percent")
+        or match.group("trail_percent")
+    )
+    if LEXICON.references.search(sentence[: match.start()]):
         return "a reference"
     if marked or "," in digits or "." in digits:
         return None
@@ -283,7 +301,11 @@ class _Hints:
     def unexplained(self, block: Block, number: Printed) -> Unexplained:
         key = (block.kind, block.index)
         in_table = block.kind == "table"
-        periods = self.column.get((block.index, number.column_index)) if in_table and number.column_index is not None else None
+        periods = (
+            self.column.get((block.index, number.column_index))
+            if in_table and number.column_index is not None
+            else None
+        )
         periods = periods or (self.periods.get(key) if block.kind == "prose" else None)
         awards = self.row.get((block.index, number.row_index)) if in_table and number.row_index is not None else None
         table_awards = self.awards.get(key)
@@ -291,12 +313,27 @@ class _Hints:
             awards = table_awards
         period = Period.model_validate_json(periods.most_common(1)[0][0]) if periods else None
         award = awards.most_common(1)[0][0] if awards else None
-        where = block.label if block.kind == "prose" else ", ".join(
-            part for part in (block.label, f"row '{number.row}'" if number.row else None,
-                              f"column '{number.column}'" if number.column else None) if part
+        where = (
+            block.label
+            if block.kind == "prose"
+            else ", ".join(
+                part
+                for part in (
+                    block.label,
+                    f"row '{number.row}'" if number.row else None,
+                    f"column '{number.column}'" if number.column else None,
+                )
+                if part
+            )
         )
         return Unexplained(
-            start=number.start, end=number.end, text=number.text, where=where,
-            table=block.index if block.kind == "table" else None, row=number.row, column=number.column,
-            period=period, award=award,
+            start=number.start,
+            end=number.end,
+            text=number.text,
+            where=where,
+            table=block.index if block.kind == "table" else None,
+            row=number.row,
+            column=number.column,
+            period=period,
+            award=award,
         )

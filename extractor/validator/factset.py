@@ -6,8 +6,8 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from decimal import Decimal
 
-from extractor.numbers import tolerance
 from extractor.findings import FactRef, Finding, Severity
+from extractor.numbers import tolerance
 from extractor.schemas.concepts import merge_printings
 from extractor.schemas.facts import Fact, printed_exponent
 
@@ -49,7 +49,9 @@ class FactSet:
         hits = [self._first_on.get((*identity, d, kind)) for d in (day - 1, day, day + 1) for kind in kinds]
         return min((hit for hit in hits if hit is not None), default=(None, None))[1]  # the lowest rank
 
-    def parts(self, concept: str, key: str, dims: dict[str, str], end: date, months: int | None = None) -> list[Located]:
+    def parts(
+        self, concept: str, key: str, dims: dict[str, str], end: date, months: int | None = None
+    ) -> list[Located]:
         """Facts of a concept with these dims and one more, `key`, whose period ends on `end` and is as long
         (a quarter's parts, not the year to date's): a split of a total."""
         splits = self._splits.get((concept, key))

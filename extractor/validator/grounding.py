@@ -13,6 +13,7 @@ from decimal import Decimal
 from functools import cached_property
 
 from extractor.document import Document
+from extractor.findings import Finding
 from extractor.numbers import (
     NUMBER_RE,
     SCALE_WORDS,
@@ -23,6 +24,9 @@ from extractor.numbers import (
     scale_word_after,
     tolerance,
 )
+from extractor.schemas.concepts import concept_words
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import SCALED_UNITS
 from extractor.tables import layout
 from extractor.validator.factset import (
     SCALE_NAMES,
@@ -32,10 +36,6 @@ from extractor.validator.factset import (
     finding,
     show,
 )
-from extractor.findings import Finding
-from extractor.schemas.concepts import concept_words
-from extractor.schemas.facts import Fact
-from extractor.schemas.values import SCALED_UNITS
 
 # Powers of ten a printed number may be scaled by, per unit: scale notes apply to counts and
 # dollars only; percentages divide by 100.
@@ -66,12 +66,12 @@ class SourceText:
     numbers: list[tuple[int, Decimal]] = field(default_factory=list)  # every printed number: (start, magnitude)
 
     @classmethod
-    def of(cls, document: Document) -> "SourceText":
+    def of(cls, document: Document) -> SourceText:
         """Built once per document (the LLM backend's re-asks and the final validation share it)."""
         return document.derived("source_text", cls._build)
 
     @classmethod
-    def _build(cls, document: Document) -> "SourceText":
+    def _build(cls, document: Document) -> SourceText:
         source = cls(document.text)
         tables, _ = layout(document)
         for table in tables:
@@ -103,7 +103,9 @@ class SourceText:
     def find(self, fact: Fact) -> int | None:
         """Where some printed number reads back to the fact's value, if anywhere (the first such number)."""
         if fact.unit == "years":  # a term may be printed in months ('18 months' is 1.5): every number is tried
-            return next((start for start, printed in self.numbers if readback_exponent(fact, printed) is not None), None)
+            return next(
+                (start for start, printed in self.numbers if readback_exponent(fact, printed) is not None), None
+            )
         magnitude = abs(fact.value)
         starts = [self._first_printed.get(magnitude.scaleb(-exponent)) for exponent in EXPONENTS[fact.unit]]
         return min((start for start in starts if start is not None), default=None)
@@ -136,7 +138,9 @@ def readback_exponent(fact: Fact, printed: Decimal, months: bool | None = None) 
             return exponent
     plausible_months = months if months is not None else printed == printed.to_integral_value()
     if fact.unit == "years" and plausible_months and magnitude and printed > magnitude:
-        slack = 12 * tolerance(0, int(magnitude.as_tuple().exponent)) if magnitude != magnitude.to_integral_value() else 0
+        slack = (
+            12 * tolerance(0, int(magnitude.as_tuple().exponent)) if magnitude != magnitude.to_integral_value() else 0
+        )
         if abs(magnitude * 12 - printed) <= slack:
             return 0
     return None

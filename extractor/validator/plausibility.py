@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 
+from extractor.findings import Finding, Severity
+from extractor.schemas.concepts import concept_words
+from extractor.schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, PLAN_TERMS, SIGNED, UNIT_BOUNDS
 from extractor.validator.factset import (
     FactSet,
     award_label,
     finding,
     show,
 )
-from extractor.findings import Finding, Severity
-from extractor.schemas.concepts import concept_words
-from extractor.schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, PLAN_TERMS, SIGNED, UNIT_BOUNDS
 
 FLOW_DAYS = range(28, 400)  # a quarter (or a stub month) up to a fiscal year of 53 weeks
 
@@ -52,7 +52,9 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
     ends = list(fiscal_year_ends or []) or [p[1].period.end_date for p in flows]
     starts = [p[1].period.start for p in flows if p[1].period.start]
     latest = max(ends, default=None)
-    earliest = date.fromordinal(max(1, min(starts).toordinal() - 2)) if starts else None  # a reviewer may type 0001-01-01
+    earliest = (
+        date.fromordinal(max(1, min(starts).toordinal() - 2)) if starts else None
+    )  # a reviewer may type 0001-01-01
     for pair in facts:
         fact, where = pair[1], f"{concept_words(pair[1].concept)} ({award_label(pair[1].dims)})"
         period = fact.period

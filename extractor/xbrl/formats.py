@@ -8,10 +8,31 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from extractor.numbers import WORD_NUMBERS, parse_number
 
-_WORDS = {**WORD_NUMBERS, "thirteen": 13, "fourteen": 14, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-          "nineteen": 19, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "a": 1, "an": 1}
-_DURATION_UNITS = {"year": Decimal(1), "years": Decimal(1), "month": Decimal(12), "months": Decimal(12),
-                   "week": Decimal("52.1775"), "weeks": Decimal("52.1775"), "day": Decimal("365.25"), "days": Decimal("365.25")}
+_WORDS = {
+    **WORD_NUMBERS,
+    "thirteen": 13,
+    "fourteen": 14,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "a": 1,
+    "an": 1,
+}
+_DURATION_UNITS = {
+    "year": Decimal(1),
+    "years": Decimal(1),
+    "month": Decimal(12),
+    "months": Decimal(12),
+    "week": Decimal("52.1775"),
+    "weeks": Decimal("52.1775"),
+    "day": Decimal("365.25"),
+    "days": Decimal("365.25"),
+}
 _ISO_DURATION = re.compile(
     r"(?P<neg>-)?P(?:(?P<y>\d+(?:\.\d+)?)Y)?(?:(?P<m>\d+(?:\.\d+)?)M)?(?:(?P<w>\d+(?:\.\d+)?)W)?"
     r"(?:(?P<d>\d+(?:\.\d+)?)D)?(?:T(?:\d+(?:\.\d+)?[HMS])*)?"
@@ -24,8 +45,13 @@ _ZERO_FORMATS = frozenset({"zerodash", "fixedzero", "fixedzeroes", "nocontent", 
 _DOT_FORMATS = frozenset({"numdotdecimal", "numcommadot", "numspacedot", "numdotdecimalin", "numdotdecimalapos"})
 _COMMA_FORMATS = frozenset({"numcommadecimal", "numdotcomma", "numspacecomma", "numcommadecimalapos"})
 _DURATION_FORMATS = frozenset({"duryear", "durmonth", "durday", "durweek", "durwordsen", "durhour"})
-_PER_YEAR = {"duryear": Decimal(1), "durmonth": Decimal(12), "durweek": Decimal("52.1775"),
-             "durday": Decimal("365.25"), "durhour": Decimal(8766)}
+_PER_YEAR = {
+    "duryear": Decimal(1),
+    "durmonth": Decimal(12),
+    "durweek": Decimal("52.1775"),
+    "durday": Decimal("365.25"),
+    "durhour": Decimal(8766),
+}
 
 
 def format_key(fmt: str | None) -> str:
@@ -51,7 +77,10 @@ def duration_years(text: str) -> Decimal:
     match = _ISO_DURATION.fullmatch(text.strip())
     if not match or not any(match.group(k) for k in "ymwd"):
         raise ValueError(f"not an ISO 8601 duration: {text.strip()[:40]!r}")
-    part = lambda key: Decimal(match.group(key) or 0)
+
+    def part(key: str) -> Decimal:
+        return Decimal(match.group(key) or 0)
+
     years = part("y") + part("m") / 12 + part("w") * 7 * _DAY_IN_YEARS + part("d") * _DAY_IN_YEARS
     years = _round_years(years)
     return -years if match.group("neg") else years

@@ -12,6 +12,9 @@ from typing import Literal
 
 from extractor.document import LoadError
 from extractor.loaders import load
+from extractor.schemas import concepts as schema_concepts
+from extractor.schemas.facts import Fact
+from extractor.schemas.values import Period, Unit
 from extractor.xbrl import instance, mapping
 from extractor.xbrl.formats import (
     duration_years,
@@ -22,9 +25,6 @@ from extractor.xbrl.formats import (
 )
 from extractor.xbrl.instance import XSI_NIL, Context, Tagged, XbrlError
 from extractor.xbrl.spans import Printings
-from extractor.schemas import concepts as schema_concepts
-from extractor.schemas.facts import Fact
-from extractor.schemas.values import Period, Unit
 
 # Why a tagged fact is not in the output; the keys are what reports print.
 OUT_OF_SCOPE = "out of scope"
@@ -73,7 +73,9 @@ class GoldFacts:
             parts.append(f"{unreadable} unreadable (unit, nil, period or format)")
         if self.award_not_stated:
             parts.append(f"{self.award_not_stated} award type not stated")
-        parts.append(f"{self.without_source} without source" if self.kind == "inline" else "no sources (plain instance)")
+        parts.append(
+            f"{self.without_source} without source" if self.kind == "inline" else "no sources (plain instance)"
+        )
         return "; ".join(parts)
 
 
@@ -106,7 +108,10 @@ class _Reader:
         if not tagged.numeric:
             return "years"  # in-scope non-numeric facts are durations
         if tagged.unit_ref not in self.units:
-            raise XbrlError(self.path, f"fact {tagged.name} (context '{tagged.context_ref}') refers to the unknown unit '{tagged.unit_ref}'")
+            raise XbrlError(
+                self.path,
+                f"fact {tagged.name} (context '{tagged.context_ref}') refers to the unknown unit '{tagged.unit_ref}'",
+            )
         return self.units[tagged.unit_ref]
 
     def read(self, tagged: Tagged) -> Fact | None:
@@ -195,7 +200,9 @@ def read_gold(path: str | Path) -> GoldFacts:
             printings = Printings(load(path).text)
         except LoadError as error:
             raise XbrlError(path, f"the document text cannot be rendered ({error.reason})") from error
-    reader = _Reader(path, contexts, instance.units(root, path), instance.fiscal_year_end(tagged, contexts), result, printings)
+    reader = _Reader(
+        path, contexts, instance.units(root, path), instance.fiscal_year_end(tagged, contexts), result, printings
+    )
     read = [(item, fact) for item in tagged if (fact := reader.read(item)) is not None]
     result.facts = _one_per_key(read, result)
     result.award_not_stated = sum(1 for fact in result.facts if mapping.award_not_stated(fact.concept, fact.dims))

@@ -72,8 +72,13 @@ def parse(path: Path) -> etree._Element:
     except etree.XMLSyntaxError as error:
         head = data[:200_000].decode("utf-8", "replace")
         if re.search(r"<ix:non(?:Fraction|Numeric)\b|<xbrli?:context\b", head):
-            raise XbrlError(path, f"is not well-formed XML, as inline XBRL (XHTML) and XBRL instances must be ({error})") from error
-        raise XbrlError(path, "is neither an XBRL instance nor inline XBRL (not XML; no ix:nonFraction, ix:nonNumeric or xbrli:context)") from error
+            raise XbrlError(
+                path, f"is not well-formed XML, as inline XBRL (XHTML) and XBRL instances must be ({error})"
+            ) from error
+        raise XbrlError(
+            path,
+            "is neither an XBRL instance nor inline XBRL (not XML; no ix:nonFraction, ix:nonNumeric or xbrli:context)",
+        ) from error
 
 
 def _resolve(qname: str, element: etree._Element, path: Path, what: str) -> str:
@@ -111,7 +116,9 @@ def contexts(root: etree._Element, path: Path) -> dict[str, Context]:
             if instant:
                 period = Period(instant=_xbrl_date(instant, end_of_day=True))
             elif end:
-                period = Period(start=_xbrl_date(start, end_of_day=False) if start else None, end=_xbrl_date(end, end_of_day=True))
+                period = Period(
+                    start=_xbrl_date(start, end_of_day=False) if start else None, end=_xbrl_date(end, end_of_day=True)
+                )
             else:
                 period = None
         except ValueError as error:
@@ -138,7 +145,11 @@ def _unit(element: etree._Element, path: Path) -> Unit | None:
     if divide is not None:
         numerator = _measure(divide.find(f"{{{XBRLI}}}unitNumerator"), path)
         denominator = _measure(divide.find(f"{{{XBRLI}}}unitDenominator"), path)
-        per_share = numerator == f"{{{ISO4217}}}USD" and denominator is not None and local(denominator).lower() in ("shares", "share")
+        per_share = (
+            numerator == f"{{{ISO4217}}}USD"
+            and denominator is not None
+            and local(denominator).lower() in ("shares", "share")
+        )
         return "USD/share" if per_share else None
     measure = _measure(element, path)
     name = local(measure).lower() if measure else ""
@@ -164,16 +175,32 @@ def tagged(root: etree._Element, path: Path) -> tuple[Literal["instance", "inlin
             if not isinstance(element.tag, str) or element.get("contextRef") is None:
                 continue
             qname = etree.QName(element)
-            facts.append(Tagged(element, qname.namespace or "", qname.localname, element.get("contextRef", ""),
-                                element.get("unitRef"), element.get("unitRef") is not None))
+            facts.append(
+                Tagged(
+                    element,
+                    qname.namespace or "",
+                    qname.localname,
+                    element.get("contextRef", ""),
+                    element.get("unitRef"),
+                    element.get("unitRef") is not None,
+                )
+            )
         return "instance", facts
     for element in root.iter():
         numeric = is_ix(element, "nonFraction")
         if not (numeric or is_ix(element, "nonNumeric")):
             continue
         concept = _resolve(element.get("name", ""), element, path, "fact name")
-        facts.append(Tagged(element, concept[1:].split("}")[0], local(concept), element.get("contextRef", ""),
-                            element.get("unitRef"), numeric))
+        facts.append(
+            Tagged(
+                element,
+                concept[1:].split("}")[0],
+                local(concept),
+                element.get("contextRef", ""),
+                element.get("unitRef"),
+                numeric,
+            )
+        )
     return "inline", facts
 
 

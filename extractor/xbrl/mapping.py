@@ -12,8 +12,8 @@ from typing import Literal
 
 from lxml import etree
 
-from extractor.xbrl.instance import Context, local
 from extractor.schemas import concepts as schema_concepts
+from extractor.xbrl.instance import Context, local
 
 # Concepts concepts.md lists that no schema field carries (schemas/concepts.py spells the rest).
 _SCOPE_WITHOUT_FIELD = (
@@ -148,7 +148,9 @@ def award_not_stated(concept: str, dims: dict[str, str]) -> bool:
     """A fact of a unit concept (RSU, PSU, DSU...) without an award: gold always gives one, but
     without the axis nobody can tell which, so it is kept and counted for people to see."""
     family = _family(concept)
-    return "award" not in dims and family.startswith(("EquityInstrumentsOtherThanOptions", "NonOptionEquityInstruments"))
+    return "award" not in dims and family.startswith(
+        ("EquityInstrumentsOtherThanOptions", "NonOptionEquityInstruments")
+    )
 
 
 def _fiscal_year_end(year: int, month_day: tuple[int, int]) -> date:
@@ -184,7 +186,9 @@ def gold_dims(
         if axis_name == "AwardTypeAxis":
             dims["award"] = award_of_member(member_name)
         elif axis_name == "IncomeStatementLocationAxis":
-            dims["line_item"] = (row_caption(element) if element is not None else None) or _words(member_name.removesuffix("Member"))
+            dims["line_item"] = (row_caption(element) if element is not None else None) or _words(
+                member_name.removesuffix("Member")
+            )
         elif axis_name == "RangeAxis" and member_name in ("MinimumMember", "MaximumMember"):
             bound = "min" if member_name == "MinimumMember" else "max"
         elif (year := _YEAR_MEMBER.fullmatch(member_name)) and month_day:

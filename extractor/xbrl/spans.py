@@ -11,10 +11,32 @@ from bisect import bisect_left
 from lxml import etree
 
 from extractor.numbers import parse_word_number
-from extractor.xbrl.instance import is_ix, local
 from extractor.schemas.values import SourceSpan
+from extractor.xbrl.instance import is_ix, local
 
-_BLOCKS = frozenset("p div td th li tr table tbody thead body html h1 h2 h3 h4 h5 h6 section br".split())
+_BLOCKS = frozenset(
+    [
+        "p",
+        "div",
+        "td",
+        "th",
+        "li",
+        "tr",
+        "table",
+        "tbody",
+        "thead",
+        "body",
+        "html",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "section",
+        "br",
+    ]
+)
 _NO_SPACE = re.compile(r"\s+")
 _CONTEXT_CHARS = 16  # characters of words before a printing compared
 

@@ -9,10 +9,10 @@ from extractor.backends.rules.tables import LeftoverMapper, TableMapper
 from extractor.document import Document
 from extractor.extraction import Extraction, Filing, Provenance
 from extractor.periods import fiscal_frame, latest_printed_date
-from extractor.tables import layout
-from extractor.tables.transpose import years_as_columns
 from extractor.schemas.concepts import iter_facts
 from extractor.schemas.stock_compensation import StockCompensationNote
+from extractor.tables import layout
+from extractor.tables.transpose import years_as_columns
 
 
 def extract(doc: Document) -> Extraction:
@@ -22,7 +22,8 @@ def extract(doc: Document) -> Extraction:
     columns = [c for t in tables for c in t.columns]
     note_text = doc.read_text  # a whole filing's note: nothing else in the filing is read
     frame = fiscal_frame(
-        note_text, doc.metadata.fiscal_period_end,
+        note_text,
+        doc.metadata.fiscal_period_end,
         header_ends=[c.end for c in columns if c.end],
         header_month_days=[c.month_day for c in columns if c.month_day and (c.months or 12) == 12],
     )

@@ -5,9 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from extractor.numbers import apply_scale
-from extractor.tables.model import PrintedNumber
 from extractor.schemas.values import Amount, Period, SourceSpan, Unit, printed_unit
-
+from extractor.tables.model import PrintedNumber
 
 
 def amount(number: PrintedNumber, unit: Unit, period: Period, scale: int = 0) -> Amount:
@@ -25,4 +24,6 @@ def amount(number: PrintedNumber, unit: Unit, period: Period, scale: int = 0) ->
 
 def word_amount(value: Decimal, text: str, start: int, unit: Unit, period: Period) -> Amount:
     """An Amount for a number printed as a word ("ten years", "No shares")."""
-    return Amount(value=value, unit=unit, period=period, source=SourceSpan(start=start, end=start + len(text), text=text))
+    return Amount(
+        value=value, unit=unit, period=period, source=SourceSpan(start=start, end=start + len(text), text=text)
+    )

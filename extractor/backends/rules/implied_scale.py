@@ -33,10 +33,14 @@ def implied_usd_scale(note: StockCompensationNote, text: str) -> int:
     if _STATED.search(text):
         return 0
     award_value = max(
-        (row.count.value * price.value
-         for table in note.award_activity for row in table.rows
-         if row.kind in ("beginning", "ending") and row.count is not None
-         for price in [row.weighted_average_price] if price is not None),
+        (
+            row.count.value * price.value
+            for table in note.award_activity
+            for row in table.rows
+            if row.kind in ("beginning", "ending") and row.count is not None
+            for price in [row.weighted_average_price]
+            if price is not None
+        ),
         default=Decimal(0),
     )
     dollars = [a.value for a in _amounts(note) if a.unit == "USD" and a.scale == 0 and a.value > 0]

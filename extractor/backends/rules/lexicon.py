@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from itertools import pairwise
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Literal, TypeAlias, TypeVar, get_args
 
@@ -65,18 +65,24 @@ class LineItemRule:
 _TABLES = _load("tables.toml")
 _WHERE = LEXICON_DIR / "tables.toml"
 AWARD_PATTERNS: list[tuple[AwardType, re.Pattern[str]]] = [
-    (one_of(award, AWARD_TYPES, f"{_WHERE} [[awards]]"), pattern) for award, pattern in _compiled(_TABLES["awards"], "award")
+    (one_of(award, AWARD_TYPES, f"{_WHERE} [[awards]]"), pattern)
+    for award, pattern in _compiled(_TABLES["awards"], "award")
 ]
 ROW_KINDS: list[tuple[LexiconRowKind, re.Pattern[str]]] = [
-    (one_of(kind, LEXICON_ROW_KINDS, f"{_WHERE} [[row_kinds]]"), pattern) for kind, pattern in _compiled(_TABLES["row_kinds"], "kind")
+    (one_of(kind, LEXICON_ROW_KINDS, f"{_WHERE} [[row_kinds]]"), pattern)
+    for kind, pattern in _compiled(_TABLES["row_kinds"], "kind")
 ]
 YEAR_INFO_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["year_info"], "field")
 ASSUMPTION_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["assumptions"], "field")
 REPURCHASE_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["repurchases"], "field")
 LINE_ITEMS: list[LineItemRule] = [
     LineItemRule(
-        e["concept"], re.compile(e["pattern"], re.I), one_of(e["unit"], UNITS, f"{_WHERE} [[line_items]] {e['concept']}"), e["period"],
-        re.compile(e["context"], re.I) if "context" in e else None, e.get("table", False),
+        e["concept"],
+        re.compile(e["pattern"], re.I),
+        one_of(e["unit"], UNITS, f"{_WHERE} [[line_items]] {e['concept']}"),
+        e["period"],
+        re.compile(e["context"], re.I) if "context" in e else None,
+        e.get("table", False),
     )
     for e in _TABLES["line_items"]
 ]

@@ -109,6 +109,7 @@ def _set_once(target: object, field: str, value: Amount | None) -> None:
 
 # -- handlers: each receives the match, the sentence and the context ------------------------------
 
+
 def _preferred(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     preferred = ctx.note.preferred_stock or PreferredStock()
     period = Period.at(ctx.fiscal_end)
@@ -208,7 +209,7 @@ _RELATED_TO = re.compile(r"\s*related to ([^.;,]*)", re.I)
 
 
 def _unrecognized_total(m: re.Match[str], s: Sentence, ctx: Context) -> None:
-    """"... of total unrecognized compensation cost related to non-vested RSUs": the award the phrase names."""
+    """ "... of total unrecognized compensation cost related to non-vested RSUs": the award the phrase names."""
     related = _RELATED_TO.match(s.text, m.end())
     named = named_awards(related[1]) if related else set()
     award = next(iter(named)) if len(named) == 1 else None  # "stock options and RSUs": the total of both
@@ -219,17 +220,27 @@ def _unrecognized_total(m: re.Match[str], s: Sentence, ctx: Context) -> None:
 
 # Lists resolved with "respectively": (phrase, field, unit); the award comes from the phrase.
 RESPECTIVELY_MEASURES: list[tuple[re.Pattern[str], str, Unit]] = [
-    (re.compile(r"grant[- ]date (?:estimated )?fair value of (?P<what>[\w\s-]+?) granted", re.I), "granted_fair_value", "USD/share"),
+    (
+        re.compile(r"grant[- ]date (?:estimated )?fair value of (?P<what>[\w\s-]+?) granted", re.I),
+        "granted_fair_value",
+        "USD/share",
+    ),
     (re.compile(r"intrinsic value of (?P<what>[\w\s-]+?) exercised", re.I), "intrinsic_value_exercised", "USD"),
     (re.compile(r"\d (?P<what>[A-Za-z][\w\s-]*?) that vested", re.I), "vested_count", "shares"),
     (re.compile(r"(?P<what>these \w+) had a total (?:estimated )?fair value", re.I), "vested_fair_value", "USD"),
     (re.compile(r"tax benefit realized", re.I), "tax_benefit_realized", "USD"),
-    (re.compile(r"(?P<what>expense) is expected to be recognized in the (?:fiscal )?years ending", re.I), "unrecognized_by_year", "USD"),
+    (
+        re.compile(r"(?P<what>expense) is expected to be recognized in the (?:fiscal )?years ending", re.I),
+        "unrecognized_by_year",
+        "USD",
+    ),
 ]
 _YEAR_LIST = re.compile(
     r"(?:fiscal )?years? (?:ended|ending)\s+(?P<month>[A-Z][a-z]+\.?\s+\d{1,2}),\s+(?P<years>(?:19|20)\d\d(?:,?\s+(?:and\s+)?(?:19|20)\d\d)*)"
 )
-_VALUE = re.compile(r"(?P<dollar>\$)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<scale>\s(?:thousand|million|billion))?")
+_VALUE = re.compile(
+    r"(?P<dollar>\$)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<scale>\s(?:thousand|million|billion))?"
+)
 
 
 def _respectively(s: Sentence, ctx: Context) -> None:
@@ -247,11 +258,14 @@ def _respectively(s: Sentence, ctx: Context) -> None:
         if not measure:
             continue
         what = measure.groupdict().get("what") or ""
-        award = None if field in ("tax_benefit_realized", "unrecognized_by_year") else (
-            ctx.previous_award if what.lower().startswith("these") else find_award(what)
+        award = (
+            None
+            if field in ("tax_benefit_realized", "unrecognized_by_year")
+            else (ctx.previous_award if what.lower().startswith("these") else find_award(what))
         )
         values = [
-            v for v in _VALUE.finditer(s.text)
+            v
+            for v in _VALUE.finditer(s.text)
             if not (years_match.start() <= v.start() < years_match.end())
             and not re.fullmatch(r"(?:19|20)\d\d", v.group("num"))
             and (v.group("dollar") if unit != "shares" else True)
@@ -267,11 +281,15 @@ def _respectively(s: Sentence, ctx: Context) -> None:
             start = s.start + value.start("num")
             src = SourceSpan(start=start, end=start + len(value.group("num")), text=value.group("num"))
             if field == "unrecognized_by_year":
-                amount = Amount(value=apply_scale(magnitude, exponent), unit=unit, scale=exponent, period=_as_of(s, ctx), source=src)
+                amount = Amount(
+                    value=apply_scale(magnitude, exponent), unit=unit, scale=exponent, period=_as_of(s, ctx), source=src
+                )
                 ctx.note.unrecognized_cost.append(UnrecognizedCost(year=end, amount=amount))
                 continue
             period = ctx.calendar.period(ctx.calendar.year_of(end))
-            amount = Amount(value=apply_scale(magnitude, exponent), unit=unit, scale=exponent, period=period, source=src)
+            amount = Amount(
+                value=apply_scale(magnitude, exponent), unit=unit, scale=exponent, period=period, source=src
+            )
             _set_once(_year_info(ctx, award, ctx.calendar.year_of(end)), field, amount)
         if award:
             ctx.previous_award = award
@@ -279,23 +297,83 @@ def _respectively(s: Sentence, ctx: Context) -> None:
 
 
 RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], Sentence, Context], None]]] = [
-    (re.compile(rf"authorized (?P<shares>{NUM}) shares of preferred stock, \$(?P<par>{NUM}) par value", re.I), _preferred),
+    (
+        re.compile(rf"authorized (?P<shares>{NUM}) shares of preferred stock, \$(?P<par>{NUM}) par value", re.I),
+        _preferred,
+    ),
     (re.compile(r"\b(?P<none>No) shares of preferred stock are (?:currently )?outstanding", re.I), _preferred_none),
-    (re.compile(rf"a total of \$(?P<total>{NUM}){SCALE} of board authorizations for repurchases.*?of which \$(?P<left>{NUM}){SCALE} remained available", re.I), _repurchase_program),
-    (re.compile(rf"authorized up to (?P<shares>{NUM}) shares of common stock with a total of (?P<available>{NUM}) shares remaining available", re.I), _authorized),
-    (re.compile(rf"(?:a total of|up to) (?P<shares>{NUM}){SCALE} shares of (?:our )?common stock (?:had been|have been|could be|may be|are|were) (?:authorized|issued)", re.I), _authorized),
+    (
+        re.compile(
+            rf"a total of \$(?P<total>{NUM}){SCALE} of board authorizations for repurchases.*?of which \$(?P<left>{NUM}){SCALE} remained available",
+            re.I,
+        ),
+        _repurchase_program,
+    ),
+    (
+        re.compile(
+            rf"authorized up to (?P<shares>{NUM}) shares of common stock with a total of (?P<available>{NUM}) shares remaining available",
+            re.I,
+        ),
+        _authorized,
+    ),
+    (
+        re.compile(
+            rf"(?:a total of|up to) (?P<shares>{NUM}){SCALE} shares of (?:our )?common stock (?:had been|have been|could be|may be|are|were) (?:authorized|issued)",
+            re.I,
+        ),
+        _authorized,
+    ),
     (re.compile(rf"reserved for future grants?[^.]*? (?:was|were) (?P<shares>{NUM})", re.I), _available),
-    (re.compile(rf"(?P<shares>{NUM}){SCALE} (?:shares|share based awards|share-based awards|awards) (?:were|are|remain) available (?:to be granted|for (?:future )?grants?)", re.I), _available),
-    (re.compile(rf"(?P<subject>[\w\s-]*?)\bvest (?:annually |ratably )?(?:in equal amounts )?over (?P<years>{WORD}) years", re.I), _vesting),
+    (
+        re.compile(
+            rf"(?P<shares>{NUM}){SCALE} (?:shares|share based awards|share-based awards|awards) (?:were|are|remain) available (?:to be granted|for (?:future )?grants?)",
+            re.I,
+        ),
+        _available,
+    ),
+    (
+        re.compile(
+            rf"(?P<subject>[\w\s-]*?)\bvest (?:annually |ratably )?(?:in equal amounts )?over (?P<years>{WORD}) years",
+            re.I,
+        ),
+        _vesting,
+    ),
     (re.compile(rf"(?P<subject>)\b(?P<years>{WORD})-year vesting period", re.I), _vesting),
     (re.compile(rf"(?P<subject>[\w\s-]*?)\bexpire (?P<years>{WORD}) years after", re.I), _expiry),
     (re.compile(rf"(?P<subject>[\w\s()-]*?)\bhave a life of (?P<years>{WORD}) years", re.I), _expiry),
-    (re.compile(rf"(?P<count>{NUM}) (?:units|shares) (?:were|was) outstanding at a weighted average grant date fair value (?:per share )?of \$(?P<price>{NUM})", re.I), _prose_balance),
-    (re.compile(rf"there (?:were|was) (?P<count>{NUM}) shares outstanding at a (?:weighted average )?grant date (?:fair )?value of \$(?P<price>{NUM})", re.I), _prose_balance),
+    (
+        re.compile(
+            rf"(?P<count>{NUM}) (?:units|shares) (?:were|was) outstanding at a weighted average grant date fair value (?:per share )?of \$(?P<price>{NUM})",
+            re.I,
+        ),
+        _prose_balance,
+    ),
+    (
+        re.compile(
+            rf"there (?:were|was) (?P<count>{NUM}) shares outstanding at a (?:weighted average )?grant date (?:fair )?value of \$(?P<price>{NUM})",
+            re.I,
+        ),
+        _prose_balance,
+    ),
     (re.compile(r"limited to (?P<pct>\d+(?:\.\d+)?)% of (?:their )?eligible compensation", re.I), _espp_limit),
-    (re.compile(rf"(?P<shares>{NUM}) shares at an average price per share of \$(?P<price>{NUM}) during fiscal (?P<year>(?:19|20)\d\d)", re.I), _espp_purchases),
-    (re.compile(rf"granted (?P<count>{NUM}) (?P<what>[\w\s-]+?) during the (?:fiscal )?year ended (?P<when>[A-Z][a-z]+\.? \d{{1,2}}, \d{{4}}) with a weighted[- ]average grant[- ]date (?:estimated )?fair value of \$(?P<price>{NUM})", re.I), _granted_in_year),
-    (re.compile(rf"there was \$(?P<total>{NUM}){SCALE} of total unrecognized compensation (?:expense|cost)", re.I), _unrecognized_total),
+    (
+        re.compile(
+            rf"(?P<shares>{NUM}) shares at an average price per share of \$(?P<price>{NUM}) during fiscal (?P<year>(?:19|20)\d\d)",
+            re.I,
+        ),
+        _espp_purchases,
+    ),
+    (
+        re.compile(
+            rf"granted (?P<count>{NUM}) (?P<what>[\w\s-]+?) during the (?:fiscal )?year ended (?P<when>[A-Z][a-z]+\.? \d{{1,2}}, \d{{4}}) with a weighted[- ]average grant[- ]date (?:estimated )?fair value of \$(?P<price>{NUM})",
+            re.I,
+        ),
+        _granted_in_year,
+    ),
+    (
+        re.compile(rf"there was \$(?P<total>{NUM}){SCALE} of total unrecognized compensation (?:expense|cost)", re.I),
+        _unrecognized_total,
+    ),
 ]
 
 
@@ -313,7 +391,11 @@ def sentences(text: str, spans: list[tuple[int, int]]) -> list[Sentence]:
 
 
 def extract_prose(
-    note: StockCompensationNote, text: str, spans: list[tuple[int, int]], calendar: FiscalCalendar, fiscal_end: date,
+    note: StockCompensationNote,
+    text: str,
+    spans: list[tuple[int, int]],
+    calendar: FiscalCalendar,
+    fiscal_end: date,
     usd_scale: int = 0,
 ) -> Reading:
     """Read the numbers of every sentence: first the sentence patterns (each fills a field once), then every

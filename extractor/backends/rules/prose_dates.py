@@ -18,23 +18,68 @@ from extractor.periods import MONTH_NAMES, MONTHS, months_before
 
 _MONTH = r"(?P<month>" + MONTH_NAMES + r")\.?"
 _YEARS = r"(?P<years>(?:19|20)\d\d(?:\s*,?\s*(?:and\s+|or\s+)?(?:19|20)\d\d)*)"
-_SPAN_WORDS = {"three": 3, "3": 3, "six": 6, "6": 6, "nine": 9, "9": 9, "twelve": 12, "12": 12, "thirteen": 3, "26": 6, "39": 9}
+_SPAN_WORDS = {
+    "three": 3,
+    "3": 3,
+    "six": 6,
+    "6": 6,
+    "nine": 9,
+    "9": 9,
+    "twelve": 12,
+    "12": 12,
+    "thirteen": 3,
+    "26": 6,
+    "39": 9,
+}
 
 # Most specific first; a later pattern never takes a span an earlier one took.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("months_ended", re.compile(
-        r"\b(?P<span>three|six|nine|twelve|thirteen|3|6|9|12)[- ]months?\s+(?:period\s+)?(?:ended|ending)\s+"
-        + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
-    ("weeks_ended", re.compile(
-        r"\b(?P<span>thirteen|twenty-six|thirty-nine|13|26|39)[- ]weeks?\s+(?:period\s+)?(?:ended|ending)\s+"
-        + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
-    ("years_ended", re.compile(
-        r"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?:on\s+)?" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
+    (
+        "months_ended",
+        re.compile(
+            r"\b(?P<span>three|six|nine|twelve|thirteen|3|6|9|12)[- ]months?\s+(?:period\s+)?(?:ended|ending)\s+"
+            + _MONTH
+            + r"\s+(?P<day>\d{1,2}),?\s+"
+            + _YEARS,
+            re.I,
+        ),
+    ),
+    (
+        "weeks_ended",
+        re.compile(
+            r"\b(?P<span>thirteen|twenty-six|thirty-nine|13|26|39)[- ]weeks?\s+(?:period\s+)?(?:ended|ending)\s+"
+            + _MONTH
+            + r"\s+(?P<day>\d{1,2}),?\s+"
+            + _YEARS,
+            re.I,
+        ),
+    ),
+    (
+        "years_ended",
+        re.compile(
+            r"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?:on\s+)?" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS,
+            re.I,
+        ),
+    ),
     ("day_list", re.compile(_MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
     ("month", re.compile(r"\b(?:in|during)\s+" + _MONTH + r",?\s+" + _YEARS, re.I)),
     ("fiscal", re.compile(r"\bfiscal(?:\s+years?)?\s+" + _YEARS, re.I)),
-    ("year", re.compile(r"\b(?:in|during|for|of)\s+(?:the\s+)?(?:(?:calendar\s+)?years?\s+)?" + _YEARS + r"(?!\s*(?:plan|program|equity|stock|incentive|omnibus|employee|long|share|director)\b)", re.I)),
-    ("year_end", re.compile(r"\b(?:at|as of)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+|each\s+)?(?:fiscal\s+)?year|(?:fiscal\s+)?year[- ]end)\b", re.I)),
+    (
+        "year",
+        re.compile(
+            r"\b(?:in|during|for|of)\s+(?:the\s+)?(?:(?:calendar\s+)?years?\s+)?"
+            + _YEARS
+            + r"(?!\s*(?:plan|program|equity|stock|incentive|omnibus|employee|long|share|director)\b)",
+            re.I,
+        ),
+    ),
+    (
+        "year_end",
+        re.compile(
+            r"\b(?:at|as of)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+|each\s+)?(?:fiscal\s+)?year|(?:fiscal\s+)?year[- ]end)\b",
+            re.I,
+        ),
+    ),
 ]
 
 
@@ -97,7 +142,9 @@ def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
             span = _SPAN_WORDS[groups["span"].lower()]
             return [Span(end=d, start=months_before(d, span)) for d in ends]
         if kind == "weeks_ended":
-            weeks = {"thirteen": 13, "twenty-six": 26, "thirty-nine": 39}.get(groups["span"].lower()) or int(groups["span"])
+            weeks = {"thirteen": 13, "twenty-six": 26, "thirty-nine": 39}.get(groups["span"].lower()) or int(
+                groups["span"]
+            )
             return [Span(end=d, start=d - timedelta(weeks=weeks) + timedelta(days=1)) for d in ends]
         if kind == "years_ended":
             return [Span(end=d, start=months_before(d, 12)) for d in ends]

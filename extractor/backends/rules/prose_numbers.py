@@ -15,9 +15,29 @@ from extractor.periods import MONTH_NAMES
 
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "eighteen": 18,
-    "twenty": 20, "twenty-four": 24, "thirty": 30, "thirty-six": 36, "forty": 40, "forty-eight": 48, "fifty": 50,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "eighteen": 18,
+    "twenty": 20,
+    "twenty-four": 24,
+    "thirty": 30,
+    "thirty-six": 36,
+    "forty": 40,
+    "forty-eight": 48,
+    "fifty": 50,
     "sixty": 60,
 }
 FRACTIONS = {"half": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5}
@@ -85,8 +105,10 @@ def _is_year_like(sentence: str, start: int, end: int, digits: str) -> bool:
 
 def _in_date(sentence: str, start: int, end: int) -> bool:
     """The day of "March 1, 2024" or a number inside "12/31/2024"."""
-    return bool(_MONTH_BEFORE.search(sentence[:start])) and bool(_MONTH_DAY_AFTER.match(sentence[end:])) or bool(
-        _MONTH_BEFORE.search(sentence[:start]) and _YEAR.fullmatch(sentence[start:end])
+    return (
+        bool(_MONTH_BEFORE.search(sentence[:start]))
+        and bool(_MONTH_DAY_AFTER.match(sentence[end:]))
+        or bool(_MONTH_BEFORE.search(sentence[:start]) and _YEAR.fullmatch(sentence[start:end]))
     )
 
 
@@ -106,7 +128,9 @@ def find_numbers(sentence: str) -> list[Number]:
         if _is_year_like(sentence, start, end, digits) and not _PERCENT_AFTER.match(sentence, end):
             if not (_SCALE_AFTER.match(sentence, end) or _SHARES_AFTER.match(sentence, end)):
                 continue
-            if re.match(r"\s+(?:plan|program|stock|equity|incentive|omnibus|employee|share|long)", sentence[end:], re.I):
+            if re.match(
+                r"\s+(?:plan|program|stock|equity|incentive|omnibus|employee|share|long)", sentence[end:], re.I
+            ):
                 continue
         number = Number(value=Decimal(digits.replace(",", "")), text=digits, start=start, end=end, dollar=dollar)
         number.decimals = len(digits.split(".")[1]) if "." in digits else 0
@@ -117,7 +141,9 @@ def find_numbers(sentence: str) -> list[Number]:
         numerator = Decimal(WORDS[match.group("word").lower()])
         denominator = FRACTIONS[match.group("den").lower().rstrip("s")]
         value = (numerator / denominator).quantize(Decimal("0.0001")).normalize()
-        number = Number(value=value, text=match.group(0), start=match.start(), end=match.end(), word=True, fraction=True)
+        number = Number(
+            value=value, text=match.group(0), start=match.start(), end=match.end(), word=True, fraction=True
+        )
         number.units, number.tail_end = {"pure"}, match.end()
         found.append(number)
     taken = [(n.start, n.end) for n in found]

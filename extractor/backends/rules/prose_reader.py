@@ -21,6 +21,7 @@ from typing import Literal, TypeAlias
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, AWARD_TYPES, LEXICON_DIR, UNITS, find_award, known
 from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases, named_day
 from extractor.backends.rules.prose_numbers import Number, find_numbers
+from extractor.periods import FiscalCalendar
 from extractor.schemas.stock_compensation import (
     AwardYearInfo,
     ExpenseItem,
@@ -32,7 +33,6 @@ from extractor.schemas.stock_compensation import (
     StockCompensationNote,
     UnrecognizedCost,
 )
-from extractor.periods import FiscalCalendar
 from extractor.schemas.values import Amount, AwardType, Period, SourceSpan, Unit
 
 LEXICON = LEXICON_DIR / "prose.toml"
@@ -77,13 +77,34 @@ def load_cues(path: Path = LEXICON) -> tuple[Cue, ...]:
             raise ValueError(f"{path}: cue {name!r}: award {entry.get('award')!r} unknown")
         if entry["target"].split(".")[0] not in TARGET_ROOTS:
             raise ValueError(f"{path}: cue {name!r}: target {entry['target']!r} unknown")
-        compile_all = lambda key: tuple(re.compile(p, re.I) for p in entry.get(key, []))  # noqa: E731
-        cues.append(Cue(name, entry["target"], unit, period, award, compile_all("cues"), compile_all("after"),
-                        compile_all("not"), compile_all("require")))
+        patterns = {
+            key: tuple(re.compile(p, re.I) for p in entry.get(key, [])) for key in ("cues", "after", "not", "require")
+        }
+        cues.append(
+            Cue(
+                name,
+                entry["target"],
+                unit,
+                period,
+                award,
+                patterns["cues"],
+                patterns["after"],
+                patterns["not"],
+                patterns["require"],
+            )
+        )
     return tuple(cues)
 
 
-TARGET_ROOTS = ("plans", "unrecognized_cost", "award_years", "expense", "share_repurchases", "preferred_stock", "line_items")
+TARGET_ROOTS = (
+    "plans",
+    "unrecognized_cost",
+    "award_years",
+    "expense",
+    "share_repurchases",
+    "preferred_stock",
+    "line_items",
+)
 
 
 @dataclass
@@ -123,7 +144,7 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
     for number in numbers:
         if groups:
             last = groups[-1][-1]
-            gap = sentence[last.tail_end:number.start]
+            gap = sentence[last.tail_end : number.start]
             if _LIST_GAP.match(gap) and (last.units & number.units) and last.dollar == number.dollar:
                 groups[-1].append(number)
                 continue
@@ -176,7 +197,9 @@ def _nearest_award(before: str, after: str) -> AwardType | None:
                 best = (match.end(), -order, award)
     if best:
         return best[2]
-    hits = [(m.start(), order, award) for order, (award, p) in enumerate(AWARD_PATTERNS) for m in [p.search(after)] if m]
+    hits = [
+        (m.start(), order, award) for order, (award, p) in enumerate(AWARD_PATTERNS) for m in [p.search(after)] if m
+    ]
     return min(hits)[2] if hits else None
 
 
@@ -214,7 +237,9 @@ def _period(cue: Cue, span: Span | None, state: _State) -> Period:
     return calendar.period(year) if calendar.year_end(year) == span.end else Period.over(None, span.end)
 
 
-def _spans_for(group: list[Number], phrases: list[DatePhrase], clause_start: int, respectively: bool) -> list[Span | None]:
+def _spans_for(
+    group: list[Number], phrases: list[DatePhrase], clause_start: int, respectively: bool
+) -> list[Span | None]:
     """The period each number of the group takes: the nth of a phrase listing as many, else the nearest phrase."""
     n = len(group)
     if n > 1 or respectively:
@@ -222,7 +247,9 @@ def _spans_for(group: list[Number], phrases: list[DatePhrase], clause_start: int
         if n > 1 and listing:
             phrase = min(listing, key=lambda p: abs(p.start - group[0].start))
             return list(phrase.periods)
-    following = [p for p in phrases if 0 <= p.start - group[-1].tail_end <= 12]  # "$17.0 million for the three months ended …"
+    following = [
+        p for p in phrases if 0 <= p.start - group[-1].tail_end <= 12
+    ]  # "$17.0 million for the three months ended …"
     if following and len(following[0].periods) == 1:
         return [following[0].periods[0]] * n
     before = [p for p in phrases if p.end <= group[0].start and p.start >= clause_start]
@@ -261,25 +288,31 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         # The window reaches back to the previous number that could compete for the same cue (one of the
         # same unit): "authorized shares of $0.10 par value common stock is 33.0 billion".
         earlier = [g for g in groups[:index] if set.intersection(*(n.units for n in g)) & units]
-        later = [g for g in groups[index + 1:] if set.intersection(*(n.units for n in g)) & units]
+        later = [g for g in groups[index + 1 :] if set.intersection(*(n.units for n in g)) & units]
         window_start = max(clause_start, earlier[-1][-1].tail_end if earlier else 0)
         window_end = min(clause_end, later[0][0].start if later else len(text))
-        before, after = text[window_start:group[0].start], text[group[-1].tail_end:window_end]
+        before, after = text[window_start : group[0].start], text[group[-1].tail_end : window_end]
         joins = list(_CLAUSE_JOIN.finditer(before)) if earlier else []
         if joins:
-            before = before[joins[-1].end():]
+            before = before[joins[-1].end() :]
         cue = _nearest(cues, units, before, after, text[clause_start:clause_end])
         if cue is None and previous and previous[0].unit in units:
             gap_start = previous[1][-1].tail_end
-            gap = "".join(" " if any(p.start <= gap_start + i < p.end for p in phrases) else ch
-                          for i, ch in enumerate(text[gap_start:group[0].start]))
+            gap = "".join(
+                " " if any(p.start <= gap_start + i < p.end for p in phrases) else ch
+                for i, ch in enumerate(text[gap_start : group[0].start])
+            )
             gap = re.sub(r"\b(?:for|in|during|as of|at) the\b", " ", gap)
-            if _PARALLEL_GAP.match(gap) or _LIST_GAP.match(gap):  # "5,000 million shares of Class A … and 4,141 million shares of Class B"
+            if _PARALLEL_GAP.match(gap) or _LIST_GAP.match(
+                gap
+            ):  # "5,000 million shares of Class A … and 4,141 million shares of Class B"
                 cue = previous[0]
         if cue is None:
             for number in group:
                 if (sentence.start + number.start, sentence.start + number.end) not in state.used:
-                    state.reading.unread.append((number.text, text[max(0, number.start - 60):number.tail_end + 20].strip()))
+                    state.reading.unread.append(
+                        (number.text, text[max(0, number.start - 60) : number.tail_end + 20].strip())
+                    )
             continue
         previous = (cue, group)
         spans = _spans_for(group, phrases, clause_start, respectively)
@@ -295,7 +328,10 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
                 state.reading.unread.append((number.text, "dollars without a stated scale"))
                 continue
             amount = Amount(
-                value=value, unit=cue.unit, scale=exponent, decimals=number.decimals,
+                value=value,
+                unit=cue.unit,
+                scale=exponent,
+                decimals=number.decimals,
                 # a term of the grant the paragraph dated ("These stock options … expire ten years after the grant date")
                 period=Period.at(carried.end) if carried and cue.period != "flow" else _period(cue, span, state),
                 source=SourceSpan(start=absolute[0], end=absolute[1], text=number.text),
@@ -334,7 +370,14 @@ def _place(cue: Cue, amount: Amount, award: AwardType | None, state: _State) -> 
             note.unrecognized_cost.append(state.last_unrecognized)
     elif root == "award_years":
         year_end = state.calendar.year_end(state.calendar.year_of(amount.period.end_date))
-        info = next((i for i in note.award_years if i.award == award and i.fiscal_year_end == year_end and getattr(i, name) is None), None)
+        info = next(
+            (
+                i
+                for i in note.award_years
+                if i.award == award and i.fiscal_year_end == year_end and getattr(i, name) is None
+            ),
+            None,
+        )
         if info is None:
             info = AwardYearInfo(award=award, fiscal_year_end=year_end)
             note.award_years.append(info)
@@ -344,7 +387,9 @@ def _place(cue: Cue, amount: Amount, award: AwardType | None, state: _State) -> 
         if name.startswith("years."):
             field_name = name.removeprefix("years.")
             year_end = amount.period.end_date
-            year = next((y for y in program.years if y.fiscal_year_end == year_end and getattr(y, field_name) is None), None)
+            year = next(
+                (y for y in program.years if y.fiscal_year_end == year_end and getattr(y, field_name) is None), None
+            )
             if year is None:
                 year = ShareRepurchaseYear(fiscal_year_end=year_end)
                 program.years.append(year)
@@ -362,8 +407,14 @@ _REPURCHASE_CONCEPTS = {
 }
 
 
-def read_prose(note: StockCompensationNote, sentences: list[ProseSentence], calendar: FiscalCalendar, fiscal_end: date,
-               used: set[tuple[int, int]], usd_scale: int = 0) -> Reading:
+def read_prose(
+    note: StockCompensationNote,
+    sentences: list[ProseSentence],
+    calendar: FiscalCalendar,
+    fiscal_end: date,
+    used: set[tuple[int, int]],
+    usd_scale: int = 0,
+) -> Reading:
     """Read every sentence; numbers at `used` spans (already read by another rule) are skipped. Unscaled
     dollars are read only when the note's dollar scale is known (`usd_scale`, applied by the caller)."""
     state = _State(note, calendar, fiscal_end, set(used), Reading(), usd_scale=usd_scale)

@@ -10,33 +10,30 @@ from datetime import date, timedelta
 from extractor.backends.rules.amounts import amount
 from extractor.backends.rules.lexicon import (
     ASSUMPTION_ROWS,
-    LineItemRule,
-    LexiconRowKind,
     EXPENSE_LINES,
     REPURCHASE_ROWS,
     TOTAL_ROW,
     VALUATION_MODELS,
     YEAR_INFO_ROWS,
+    LexiconRowKind,
+    LineItemRule,
     find_award,
     first_award,
     joined_award,
     line_item_rule,
-    table_line_item_rule,
     match_first,
     named_awards,
     row_kind,
+    table_line_item_rule,
 )
 from extractor.numbers import scale_exponent
 from extractor.periods import FiscalCalendar, balance_date, find_dates, months_before
-from extractor.tables.assemble import is_year_cell
-from extractor.tables.model import Cell, Column, Row, Table
-from extractor.tables.tokens import classify_chunk
-from extractor.schemas.concepts import P, PL
+from extractor.schemas.concepts import PL, P
 from extractor.schemas.stock_compensation import (
     AwardRollForward,
+    AwardYearInfo,
     Basis,
     Bound,
-    AwardYearInfo,
     CashSettlementRange,
     ExpenseItem,
     LineItem,
@@ -48,9 +45,15 @@ from extractor.schemas.stock_compensation import (
     ValuationAssumptions,
 )
 from extractor.schemas.values import OPTION_LIKE, Amount, AwardType, Period, Unit
+from extractor.tables.assemble import is_year_cell
+from extractor.tables.model import Cell, Column, Row, Table
+from extractor.tables.tokens import classify_chunk
 
 # a row that is one fiscal year's repurchases: '2011 repurchases', 'Repurchases in fiscal 2012'
-_YEAR_FLOW_ROW = re.compile(r"^(?:fiscal\s+)?((?:19|20)\d\d)\s+(?:share\s+)?(?:re)?purchases\b|^(?:share\s+)?repurchases (?:in|during) (?:fiscal\s+)?((?:19|20)\d\d)$", re.I)
+_YEAR_FLOW_ROW = re.compile(
+    r"^(?:fiscal\s+)?((?:19|20)\d\d)\s+(?:share\s+)?(?:re)?purchases\b|^(?:share\s+)?repurchases (?:in|during) (?:fiscal\s+)?((?:19|20)\d\d)$",
+    re.I,
+)
 COLUMN_UNITS: dict[str, Unit] = {
     "count": "shares",
     "price": "USD/share",
@@ -61,7 +64,13 @@ COLUMN_UNITS: dict[str, Unit] = {
     "min": "USD",
     "max": "USD",
 }
-ROW_MEASURE = {"count": "count", "price": "weighted_average_price", "fair_value": "weighted_average_price", "term": "remaining_term", "intrinsic": "intrinsic_value"}
+ROW_MEASURE = {
+    "count": "count",
+    "price": "weighted_average_price",
+    "fair_value": "weighted_average_price",
+    "term": "remaining_term",
+    "intrinsic": "intrinsic_value",
+}
 INFO_UNITS: dict[str, Unit] = {
     "granted_count": "shares",
     "vested_count": "shares",
@@ -112,14 +121,16 @@ def _count_rollforward_rows(table: Table) -> bool:
     """Balance and movement rows of unit counts: a group row or the caption says they are numbers of units."""
     kinds = [row_kind(row.label) for row in table.rows if row.values]
     said = " ".join([table.caption or "", *table.header_lines, *(row.group or "" for row in table.rows)])
-    return "balance" in kinds and any(k not in (None, "balance") for k in kinds) and bool(
-        re.search(r"\bnumber of (?:units|shares|awards)\b", said, re.I))
+    return (
+        "balance" in kinds
+        and any(k not in (None, "balance") for k in kinds)
+        and bool(re.search(r"\bnumber of (?:units|shares|awards)\b", said, re.I))
+    )
 
 
 EXPENSE_CONCEPT = "AllocatedShareBasedCompensationExpense"
 _BEGINNING = re.compile(r"\bbeginning\b|\bopening\b", re.I)
-_PRICE_RANGE = re.compile(
-    r"^\$?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|—|to)\s*\$?\s*(\d[\d,]*(?:\.\d+)?)\s*$", re.I)
+_PRICE_RANGE = re.compile(r"^\$?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|—|to)\s*\$?\s*(\d[\d,]*(?:\.\d+)?)\s*$", re.I)
 PRICE_RANGE_LIMITS = (
     "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeLowerRangeLimit",
     "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeUpperRangeLimit",
@@ -168,7 +179,11 @@ class TableMapper:
         """Map one table; False when it is not a table this schema knows."""
         kinds = {c.kind for c in table.columns}
         context = (table.title or "") + " " + " ".join(table.header_lines)
-        if "count" in kinds and kinds & {"price", "fair_value"} and any(row_kind(r.label) == "balance" for r in table.rows):
+        if (
+            "count" in kinds
+            and kinds & {"price", "fair_value"}
+            and any(row_kind(r.label) == "balance" for r in table.rows)
+        ):
             return self._rollforward(table)
         if table.rows and not any(r.label for r in table.rows) and all(c.year and c.kind for c in table.columns):
             return self._unlabelled_year_info(table)
@@ -176,8 +191,10 @@ class TableMapper:
             return self._plan_rollforwards(table)
         if sum(1 for row in table.rows if _PRICE_RANGE.match(row.label.strip())) >= 2 and kinds & {"count", "price"}:
             return self._price_ranges(table)
-        if not table.year_columns and any(_YEAR_FLOW_ROW.search(r.label) for r in table.rows) and (
-            "repurchase" in f"{table.caption or ''} {' '.join(r.label for r in table.rows)}".lower()
+        if (
+            not table.year_columns
+            and any(_YEAR_FLOW_ROW.search(r.label) for r in table.rows)
+            and ("repurchase" in f"{table.caption or ''} {' '.join(r.label for r in table.rows)}".lower())
         ):
             return self._repurchase_rows(table)
         if table.year_columns:
@@ -232,7 +249,7 @@ class TableMapper:
 
     def _rollforward(self, table: Table) -> bool:
         # side by side, 'RSUs | Shares, Fair Value' next to 'PSUs | Shares, Fair Value', maps as one table per award
-        return all([self._rollforward_one(part, award, year) for award, year, part in _column_groups(table)])
+        return all([self._rollforward_one(part, award, year) for award, year, part in _column_groups(table)])  # noqa: C419 - map every group, not just up to the first that fails
 
     def _plan_rollforwards(self, table: Table) -> bool:
         """Unit counts by plan: 'Number of units' over 'Executive LTIP | Employee LTIP | Other' columns, one
@@ -312,7 +329,10 @@ class TableMapper:
         verb = re.search(r"\b(granted|vested)\b", table.caption or "", re.I)
         if verb is None:
             return False
-        fields = {"count": f"{verb[1].lower()}_count", "fair_value": "granted_fair_value" if verb[1].lower() == "granted" else None}
+        fields = {
+            "count": f"{verb[1].lower()}_count",
+            "fair_value": "granted_fair_value" if verb[1].lower() == "granted" else None,
+        }
         award = self._award(table) or "option"
         infos: dict[date, AwardYearInfo] = {}
         for row in table.rows:
@@ -383,7 +403,9 @@ class TableMapper:
         repurchases' rows, measures as columns. The year rows are the flows; the balances stay line items."""
         repurchases = self.note.share_repurchases or ShareRepurchases()
         fields: dict[str, tuple[str, Unit]] = {
-            "count": ("shares_repurchased", "shares"), "price": ("average_cost_per_share", "USD/share"), "cost": ("amount_paid", "USD"),
+            "count": ("shares_repurchased", "shares"),
+            "price": ("average_cost_per_share", "USD/share"),
+            "cost": ("amount_paid", "USD"),
         }
         for row in table.rows:
             match = _YEAR_FLOW_ROW.search(row.label)
@@ -488,8 +510,14 @@ class TableMapper:
 
 
 _MEASURE_WORDS = {
-    "count": "Number", "price": "WeightedAveragePrice", "fair_value": "WeightedAverageFairValue",
-    "term": "RemainingTerm", "intrinsic": "IntrinsicValue", "cost": "Cost", "min": "Minimum", "max": "Maximum",
+    "count": "Number",
+    "price": "WeightedAveragePrice",
+    "fair_value": "WeightedAverageFairValue",
+    "term": "RemainingTerm",
+    "intrinsic": "IntrinsicValue",
+    "cost": "Cost",
+    "min": "Minimum",
+    "max": "Maximum",
 }
 
 
@@ -528,10 +556,16 @@ class LeftoverMapper:
                 scale = column.scale if column.scale is not None else self.mapper._row_scale(row, table)
                 bounds: tuple[Bound | None, ...] = ("min", "max") if cell.is_range else (None,)
                 for number, bound in zip(cell.numbers, bounds):
-                    self.mapper.note.line_items.append(LineItem(
-                        concept=concept, label=subject, award=award, bound=bound, plan=plan,
-                        amount=amount(number, unit, period, scale),
-                    ))
+                    self.mapper.note.line_items.append(
+                        LineItem(
+                            concept=concept,
+                            label=subject,
+                            award=award,
+                            bound=bound,
+                            plan=plan,
+                            amount=amount(number, unit, period, scale),
+                        )
+                    )
 
     @staticmethod
     def _unit(rule: LineItemRule | None, column: Column, cell: Cell) -> Unit:
@@ -546,7 +580,9 @@ class LeftoverMapper:
             return COLUMN_UNITS[column.kind]
         return "USD" if number.currency else "shares"
 
-    def _period(self, rule: LineItemRule | None, table: Table, row: Row, column: Column, context_dates: list[date]) -> Period:
+    def _period(
+        self, rule: LineItemRule | None, table: Table, row: Row, column: Column, context_dates: list[date]
+    ) -> Period:
         instant = rule is not None and rule.period == "instant"
         if column.year or column.end:
             if column.end is not None and column.months is None and (instant or rule is None):
