@@ -25,6 +25,9 @@ INTERNAL_ERROR = "internal error, please report it: {error}"
 
 @dataclass
 class Attempt:
+    """One input's outcome: the loaded document and its extraction, or the reason it failed (and the LLM
+    usage a failed attempt spent). A batch goes on after a failed attempt."""
+
     path: Path
     document: Document | None = None
     extraction: Extraction | None = None

@@ -27,6 +27,9 @@ class AskedBlock(BaseModel):
 
 
 class Provenance(BaseModel):
+    """Which backend, model, prompt (id and content hash) and code produced an extraction: what makes a
+    result reproducible and two results comparable."""
+
     backend: str
     model: str | None = None
     prompt_id: str | None = None
@@ -53,6 +56,10 @@ class Filing(BaseModel):
 
 
 class Extraction(BaseModel):
+    """What a backend read from one document: the filled schema (`note`), where it came from
+    (`provenance`, `section`, `filing`), what it could not map (`tables_unmapped`, `warnings`), and, once
+    validated, the validator's findings. `facts()` flattens it to the shared facts format."""
+
     document_id: str
     document_path: str
     document_sha256: str

@@ -32,6 +32,10 @@ class StructuredMode(str, Enum):
 
 
 class LLMConfig(BaseModel):
+    """Everything the LLM backends need: endpoint, model, sampling, retries, prompt, splitting, rate limits,
+    prices and the completion cache. Built by the caller (nothing read from files or the environment);
+    the command line builds it from flags, environment and extractor.toml (resolve_config)."""
+
     model: str = "gpt-4o-mini"
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
     api_key: SecretStr | None = None

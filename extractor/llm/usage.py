@@ -22,6 +22,9 @@ class Price(BaseModel):
 
 
 class Usage(BaseModel):
+    """What LLM calls cost: requests, cache hits, tokens, re-asks, seconds and dollars (when prices are
+    known). Added up per document, per run and per eval."""
+
     requests: int = Field(default=0, description="HTTP requests sent to the endpoint (retries included).")
     cache_hits: int = Field(default=0, description="Completions answered from the cassette store, no HTTP call.")
     retries: int = Field(default=0, description="Requests repeated after 429, 5xx, a timeout or a dropped connection.")

@@ -43,6 +43,8 @@ class Cell:
 
 @dataclass
 class Row:
+    """One table row: its label (with the label's offset in the document) and its cells, one per column."""
+
     label: str
     label_start: int
     label_end: int
@@ -57,6 +59,9 @@ class Row:
 
 @dataclass
 class Column:
+    """One column: its header text as printed (stacked header rows joined), what kind of measure it holds,
+    and the period and award its header names, when it names them."""
+
     header: str
     kind: str | None  # year, count, price, fair_value, term, intrinsic, cost, min, max
     year: int | None = None
@@ -69,6 +74,10 @@ class Column:
 
 @dataclass
 class Table:
+    """A table rebuilt from any layout (HTML grid, R-page text, aligned text): title, caption, typed
+    columns, rows of cells with their spans, and the scale it states. The rules backend maps it; the
+    validator and coverage read it."""
+
     title: str | None
     caption: str | None
     header_lines: list[str]
