@@ -6,7 +6,7 @@ import name `extractor` (schemas/ -> extractor.schemas, prompts/ -> extractor.pr
 extractor.evals). setuptools' package-dir mapping does this for wheels and editable installs alike.
 """
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 FOLDERS = {
     "extractor": "extractor",
@@ -14,22 +14,25 @@ FOLDERS = {
     "extractor.prompts": "prompts",
     "extractor.evals": "evals",
 }
+# Data-only folders are packages too (namespace packages), so setuptools ships their files as package data.
+DATA = {
+    "extractor.review.templates": ["*.html"],
+    "extractor.review.static": ["*"],
+    "extractor.schemas.lexicon.stock_compensation": ["*.toml"],
+    "extractor.prompts.stock_compensation": ["*.toml"],
+    "extractor.prompts": ["README.md"],
+}
+# Repository folders under evals/ that are data or scripts, not code the package runs.
+NOT_SHIPPED = ("suites*", "gold*", "benchmarks*", "labeling*", "cassettes*", "lexicon.*", "local_model.*")
 
 
 def packages() -> list[str]:
-    """Every package under each mapped folder, named by its import path (folders without __init__.py, such as the benchmark scripts, are not packages)."""
+    """Every package under each mapped folder, named by its import path (__pycache__ folders excepted)."""
     found = []
     for name, folder in FOLDERS.items():
-        found += [name, *(f"{name}.{sub}" for sub in find_packages(folder))]
+        excluded = ["*__pycache__*", *(NOT_SHIPPED if folder == "evals" else ())]
+        found += [name, *(f"{name}.{sub}" for sub in find_namespace_packages(folder, exclude=excluded))]
     return found
 
 
-setup(
-    packages=packages(),
-    package_dir=FOLDERS,
-    package_data={
-        "extractor.review": ["templates/*.html", "static/*"],
-        "extractor.schemas": ["lexicon/*/*.toml"],
-        "extractor.prompts": ["*/*.toml", "README.md"],
-    },
-)
+setup(packages=packages(), package_dir=FOLDERS, package_data=DATA)
