@@ -34,6 +34,7 @@ _EXPORTS = {
     "Finding": "extractor.findings",
     "Attempt": "extractor.attempt",
     "ExtractorError": "extractor.errors",
+    "SettingsError": "extractor.errors",
     "LoadError": "extractor.document",
 }
 
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
     from extractor.document import Document as Document
     from extractor.document import LoadError as LoadError
     from extractor.errors import ExtractorError as ExtractorError
+    from extractor.errors import SettingsError as SettingsError
     from extractor.extraction import Extraction as Extraction
     from extractor.findings import Finding as Finding
     from extractor.findings import Validation as Validation

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from extractor.attempt import Attempt, attempt, extract_document, iter_files
 from extractor.backends.choice import BackendName, extractor_for
 from extractor.document import Document, LoadError
+from extractor.errors import SettingsError
 from extractor.extraction import Extraction
 from extractor.findings import Validation
 from extractor.llm.config import LLMConfig
@@ -136,15 +137,15 @@ def _backend_name(backend: str) -> BackendName:
     try:
         chosen = BackendName(backend)
     except ValueError:
-        raise ValueError(f"backend must be one of rules, llm, hybrid, not {backend!r}") from None
+        raise SettingsError(f"backend must be one of rules, llm, hybrid, not {backend!r}") from None
     if chosen is BackendName.auto:
-        raise ValueError("backend 'auto' is for the command line; choose rules, llm or hybrid")
+        raise SettingsError("backend 'auto' is for the command line; choose rules, llm or hybrid")
     return chosen
 
 
 def _llm(backend: str, llm: LLMConfig | None) -> LLMConfig:
     if llm is None and _backend_name(backend) is not BackendName.rules:
-        raise ValueError(f"backend {backend!r} needs llm=LLMConfig(base_url=..., model=...)")
+        raise SettingsError(f"backend {backend!r} needs llm=LLMConfig(base_url=..., model=...)")
     return llm or LLMConfig()
 
 
@@ -153,17 +154,17 @@ def _backend(backend: str, llm: LLMConfig | None) -> Any:
 
 
 def _document(source: Source) -> Document:
-    """A Document from a path, a Document, or text; a short string that looks like a missing file is an error, not text."""
+    """A Document from a path, a Document, or text. A string is text when it has a line break or starts
+    with '<'; otherwise it is a file when one exists there, and an error when it looks like a path to a
+    missing file (a file suffix or a folder separator): a mistyped path never passes as an empty note."""
     if isinstance(source, Document):
         return source
     if not isinstance(source, str):
         return load(Path(os.fspath(source)))
-    if "\n" not in source and len(source) < 4096 and os.path.isfile(source):
+    if "\n" in source or source.lstrip().startswith("<"):
+        return load_text(source)
+    if os.path.isfile(source):
         return load(source)
-    if (
-        "\n" not in source
-        and (source.lower().endswith(_LOOKS_LIKE_A_FILE) or os.sep in source)
-        and " " not in source.strip()
-    ):
+    if source.strip().lower().endswith(_LOOKS_LIKE_A_FILE) or os.sep in source or "/" in source:
         raise LoadError(source, "no such file (to extract text, pass the text itself)")
     return load_text(source)

@@ -12,3 +12,7 @@ from __future__ import annotations
 
 class ExtractorError(Exception):
     """Something the library refuses or cannot do; the message says what and, where it can, what to do."""
+
+
+class SettingsError(ExtractorError, ValueError):
+    """Arguments that cannot work together (an LLM backend without LLM settings, an unknown backend)."""

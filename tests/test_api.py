@@ -41,7 +41,11 @@ def test_text_and_path_give_the_same_facts_and_a_missing_file_is_an_error():
     with pytest.raises(extractor.LoadError, match="no such file") as raised:
         extractor.extract("filings/missing-note.htm")
     assert isinstance(raised.value, extractor.ExtractorError)
-    with pytest.raises(ValueError, match="needs llm=LLMConfig"):
+    with pytest.raises(extractor.LoadError, match="no such file"):
+        extractor.extract("filings 2023/10-K 2023.htm")  # spaces in a mistyped path: still an error, not text
+    minified = "<table><tr><td>Options granted</td><td>1,000</td></tr></table>"
+    assert extractor.extract(minified).document_path == "<text>"  # one line of HTML is text
+    with pytest.raises(extractor.SettingsError, match="needs llm=LLMConfig"):
         extractor.extract(SEED_002, backend="llm")
 
 

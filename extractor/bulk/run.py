@@ -18,7 +18,7 @@ import os
 import signal
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,10 @@ from extractor.queue.feed import RunFeed
 from extractor.queue.store import Queue
 
 log = logging.getLogger(__name__)
+
+# The correction queue, or a function that opens it: called only once the run is accepted, so a refused
+# run creates no queue file.
+QueueSource = Queue | Callable[[], Queue]
 
 Notify = Callable[
     [str], None
@@ -70,7 +74,6 @@ class RunOutcome:
     tally: Tally
     interrupted: bool = False  # stopped by a signal after finishing what was in flight
     queued: int = 0  # documents that entered the correction queue
-    notes: list[str] = field(default_factory=list)
 
     @property
     def unfinished(self) -> int:
@@ -95,7 +98,7 @@ def run(
     max_bytes: int = MAX_BYTES,
     doc_timeout: float | None = DOC_TIMEOUT,
     retry_failed: bool = False,
-    queue: Queue | None = None,
+    queue: QueueSource | None = None,
     qa_rate: float = 0.0,
     batch_export: Path | None = None,
     on_update: Callable[[Tally], None] | None = None,
@@ -104,7 +107,8 @@ def run(
 ) -> RunOutcome:
     """Extract `inputs` (files, folders, globs, zip archives) into `out`. `backend` llm or hybrid needs
     `llm` settings (an LLMConfig; nothing is read from files or the environment here). With `queue`,
-    documents failing validation (and `qa_rate` of passing ones) enter it. With `batch_export`, LLM
+    documents failing validation (and `qa_rate` of passing ones) enter it (a function returning the
+    queue is called only once the run is accepted). With `batch_export`, LLM
     requests are written there in Batch API format instead of sent. `handle_signals`: SIGINT/SIGTERM
     finish what is in flight, then stop (for command-line use; main thread only)."""
     if not inputs:
@@ -117,18 +121,20 @@ def run(
     say = notify or log.info
     step = prepare_step(chosen, llm or LLMConfig(), export=batch_export is not None)
     manifest = open_output(out, fingerprint(step))
-    try:
+    writer: OutputWriter | None = None
+    try:  # until _execute owns them, any failure (or Ctrl-C during a long listing) releases the folder
         export = _export_settings(manifest, step, batch_export) if batch_export is not None else None
         writer = open_writer(out, manifest, say, batch_export)  # a file this folder did not write is refused untouched
+        if export is not None:
+            manifest.remember("batch", export)  # only once the file is accepted
+        manifest.forget_unread()  # inputs that could not be read are listed and read again
+        if retry_failed and (reopened := manifest.reopen([Status.failed])):
+            say(f"{reopened:,} documents that failed before will be tried again")
+        sources, total = discover(list(map(str, inputs)), skip=out), count(list(map(str, inputs)), skip=out)
+        opened = queue() if callable(queue) else queue
     except BaseException:
-        manifest.close()
+        _release(manifest, writer)
         raise
-    if export is not None:
-        manifest.remember("batch", export)  # only once the file is accepted
-    manifest.forget_unread()  # inputs that could not be read are listed and read again
-    if retry_failed and (reopened := manifest.reopen([Status.failed])):
-        say(f"{reopened:,} documents that failed before will be tried again")
-    sources, total = discover(list(map(str, inputs)), skip=out), count(list(map(str, inputs)), skip=out)
     llm_run = chosen is not BackendName.rules and batch_export is None
     return _execute(
         out,
@@ -141,7 +147,7 @@ def run(
         concurrency,
         max_bytes,
         doc_timeout,
-        queue,
+        opened,
         qa_rate,
         None,
         on_update,
@@ -157,9 +163,10 @@ def import_batch(
     *,
     retry_failed: bool = False,
     workers: int | None = None,
+    concurrency: int = 8,
     max_bytes: int = MAX_BYTES,
     doc_timeout: float | None = DOC_TIMEOUT,
-    queue: Queue | None = None,
+    queue: QueueSource | None = None,
     qa_rate: float = 0.0,
     on_update: Callable[[Tally], None] | None = None,
     notify: Notify | None = None,
@@ -188,23 +195,26 @@ def import_batch(
     settings = LLMConfig.model_validate(stored["llm"] | {"cache": "off", "reasks": 0, "feedback_reasks": 0})
     step = prepare_step(BackendName(stored["backend"]), settings, results=BatchResults(results, index))
     manifest = open_output(out, fingerprint(step))
-    try:
+    writer: OutputWriter | None = None
+    try:  # until _execute owns them, any failure releases the folder
         writer = open_writer(out, manifest, say)
+        if retry_failed and (reopened := manifest.reopen([Status.failed], stage="batch", to=Status.exported)):
+            say(f"{reopened:,} documents the batch could not answer before will be answered from {results}")
+        root = stored.get("cwd", os.getcwd())
+        sources = [
+            source_of(ref, document_id, key, root)
+            for key, ref, document_id, *_ in manifest.documents([Status.exported])
+        ]
+        say(f"{len(index):,} results in {results} for {len(sources):,} exported documents")
+        if unreadable:
+            lines = ", ".join(map(str, unreadable[:10])) + (" ..." if len(unreadable) > 10 else "")
+            say(
+                f"warning: {len(unreadable):,} lines are not Batch API results (lines {lines}); their requests go unanswered"
+            )
+        opened = queue() if callable(queue) else queue
     except BaseException:
-        manifest.close()
+        _release(manifest, writer)
         raise
-    if retry_failed and (reopened := manifest.reopen([Status.failed], stage="batch", to=Status.exported)):
-        say(f"{reopened:,} documents the batch could not answer before will be answered from {results}")
-    root = stored.get("cwd", os.getcwd())
-    sources = [
-        source_of(ref, document_id, key, root) for key, ref, document_id, *_ in manifest.documents([Status.exported])
-    ]
-    say(f"{len(index):,} results in {results} for {len(sources):,} exported documents")
-    if unreadable:
-        lines = ", ".join(map(str, unreadable[:10])) + (" ..." if len(unreadable) > 10 else "")
-        say(
-            f"warning: {len(unreadable):,} lines are not Batch API results (lines {lines}); their requests go unanswered"
-        )
     return _execute(
         out,
         manifest,
@@ -213,10 +223,10 @@ def import_batch(
         sources,
         len(sources),
         workers,
-        1,
+        concurrency,
         max_bytes,
         doc_timeout,
-        queue,
+        opened,
         qa_rate,
         root,
         on_update,
@@ -339,8 +349,10 @@ def _execute(
         bulk = BulkRun(manifest, writer, step, workers or default_workers(), concurrency, max_bytes, feed=feed)
         if on_update is not None:
             bulk.on_update = on_update
-        interrupted = _drive(bulk, sources, total, say, handle_signals)
-        writer.close()
+        try:
+            interrupted = _drive(bulk, sources, total, say, handle_signals)
+        finally:
+            writer.close()
         try:
             failed_inputs = write_failures(out, manifest)
             facts = _parquet(out, manifest.superseded(), say)
@@ -351,6 +363,13 @@ def _execute(
     finally:
         manifest.close()
     return RunOutcome(out, summary, bulk.tally, interrupted, feed.added if feed is not None else 0)
+
+
+def _release(manifest: Manifest, writer: OutputWriter | None) -> None:
+    """Close what a run opened before it could start, so the folder is free for the next one."""
+    if writer is not None:
+        writer.close()
+    manifest.close()
 
 
 def _drive(bulk: BulkRun, sources: Iterable[Source], total: int, say: Notify, handle_signals: bool) -> bool:
@@ -366,7 +385,7 @@ def _drive(bulk: BulkRun, sources: Iterable[Source], total: int, say: Notify, ha
             interrupted = True
             bulk.tally.stopped_by = f"{name}: the inputs not reached wait for the next run"
             bulk.stop.set()
-            say(f"{name}: finishing the documents in flight, then stopping (Ctrl-C again to stop at once)")
+            say(f"\n{name}: finishing the documents in flight, then stopping (Ctrl-C again to stop at once)")
             for number in (signal.SIGINT, signal.SIGTERM):  # a second one acts as usual
                 loop.remove_signal_handler(number)
 

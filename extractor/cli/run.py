@@ -43,6 +43,7 @@ from extractor.llm.client import EndpointError
 from extractor.llm.config import LLMConfig
 from extractor.llm.prompts import PromptError
 from extractor.loaders.decode import MAX_BYTES
+from extractor.queue.store import Queue
 
 INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 BATCH = "Batch API (half the price, answers within a day)"
@@ -163,13 +164,18 @@ def run_command(
     if batch_export is not None and chosen is BackendName.rules:
         err.print("[red]error[/red]: --batch-export writes LLM requests: use it with --backend llm or hybrid")
         raise typer.Exit(code=2)
-    review = None
-    if send_to_queue:
-        review_settings = queue_settings(None, config, qa_rate=qa_rate)
-        review = open_queue(review_settings, must_exist=False)
+    review_settings = queue_settings(None, config, qa_rate=qa_rate) if send_to_queue else None
+    opened: list[Queue] = []
+
+    def review() -> Queue:  # opened by the library once the run is accepted: a refused run creates no queue
+        assert review_settings is not None
+        opened.append(open_queue(review_settings, must_exist=False))
+        return opened[0]
+
     llm_run = batch_import is not None or (chosen is not BackendName.rules and batch_export is None)
     view = _QuietLog(llm_run) if quiet else _Bar(llm_run)
-    rate = review_settings.qa_rate if review is not None else 0.0
+    rate = review_settings.qa_rate if review_settings is not None else 0.0
+    queue = review if review_settings is not None else None
     try:
         with view:
             if batch_import is not None:
@@ -178,9 +184,10 @@ def run_command(
                     batch_import,
                     retry_failed=retry_failed,
                     workers=workers,
+                    concurrency=concurrency,
                     max_bytes=max_bytes,
                     doc_timeout=doc_timeout,
-                    queue=review,
+                    queue=queue,
                     qa_rate=rate,
                     on_update=view.update,
                     notify=_say,
@@ -197,7 +204,7 @@ def run_command(
                     max_bytes=max_bytes,
                     doc_timeout=doc_timeout,
                     retry_failed=retry_failed,
-                    queue=review,
+                    queue=queue,
                     qa_rate=rate,
                     batch_export=batch_export,
                     on_update=view.update,
@@ -215,9 +222,9 @@ def run_command(
     err.print(
         escape(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}")
     )
-    if review is not None:
+    if opened:
         err.print(
-            f"{outcome.queued:,} documents entered the review queue {escape(str(review.path))}: extractor queue list, or extractor review"
+            f"{outcome.queued:,} documents entered the review queue {escape(str(opened[0].path))}: extractor queue list, or extractor review"
         )
     if batch_export is not None and summary["documents"]["exported"]:
         err.print(
@@ -268,15 +275,17 @@ class _Bar:
         self.task = self.progress.add_task("run", total=None, pace="")
 
     def __enter__(self) -> _Bar:
-        self.progress.__enter__()
-        return self
+        return self  # shown from the first update: a run refused before it starts draws no empty bar
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        self.progress.__exit__(kind, error, trace)
+        if self.progress.live.is_started:
+            self.progress.__exit__(kind, error, trace)
 
     def update(self, tally: Tally) -> None:
+        if not self.progress.live.is_started:
+            self.progress.start()
         self.progress.update(self.task, total=tally.total, completed=tally.handled, pace=pace(tally, self.llm))
 
 
