@@ -24,7 +24,7 @@ from extractor.cli.common import (
 )
 from extractor.queue.corrections import save_correction
 from extractor.queue.documents import item_document
-from extractor.queue.edits import value_fields
+from extractor.queue.edits import check_first, value_fields
 from extractor.queue.facts import search_concepts
 from extractor.queue.gold import export_gold
 from extractor.queue.reviewers import add_reviewer
@@ -158,10 +158,7 @@ def show_command(
         shown = Table(title="values (paths for queue edit --delete / --span / --set)", title_justify="left")
         for column in ("path", "value", "unit", "period end", "span", "printed"):
             shown.add_column(column, overflow="fold")
-        listed = value_fields(item.extraction.note)
-        for value in sorted(
-            listed, key=lambda v: not (v.amount.source and v.amount.source.shaky)
-        ):  # shaky quotes first, as in review
+        for value in check_first(value_fields(item.extraction.note)):  # shaky quotes first, in the review page's order
             source = value.amount.source
             printed = (
                 escape(source.text) + (f" (quote matched {source.alignment}: check)" if source.shaky else "")

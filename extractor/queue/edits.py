@@ -71,6 +71,27 @@ def value_fields(note: StockCompensationNote) -> list[ValueField]:
     return fields
 
 
+def group_key(value: ValueField) -> str:
+    """The group a value is listed in: the object holding its award type, else the part of the note."""
+    return value.owner or str(path_steps(value.path)[0])
+
+
+def check_first(fields: list[ValueField]) -> list[ValueField]:
+    """The values in list order, so row numbers follow it: groups holding a shaky value first, shaky
+    values first in their group, otherwise the note's order (a note without LLM quotes is unchanged)."""
+
+    def shaky(value: ValueField) -> bool:
+        return value.amount.source is not None and value.amount.source.shaky
+
+    first: dict[str, int] = {}
+    for index, value in enumerate(fields):
+        first.setdefault(group_key(value), index)
+    loose = {group_key(value) for value in fields if shaky(value)}
+    return sorted(
+        fields, key=lambda value: (group_key(value) not in loose, first[group_key(value)], not shaky(value))
+    )  # stable
+
+
 def apply_edits(
     extraction: Extraction, submitted: Mapping[str, str], text: str | None = None
 ) -> tuple[Extraction, list[Change]]:

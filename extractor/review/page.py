@@ -31,7 +31,7 @@ from markupsafe import Markup
 from extractor.extraction import Extraction
 from extractor.findings import Unexplained
 from extractor.periods import find_dates
-from extractor.queue.edits import ValueField, path_steps, value_fields
+from extractor.queue.edits import ValueField, check_first, group_key, path_steps, value_fields
 from extractor.schemas.concepts import concept_words
 from extractor.schemas.values import Period
 from extractor.validator import Finding
@@ -130,7 +130,7 @@ class Block:
 
 def item_view(extraction: Extraction, text: str | None) -> ItemView:
     """The page's parts; `text` None when the document cannot be read (values still shown)."""
-    fields = _check_first(value_fields(extraction.note))
+    fields = check_first(value_fields(extraction.note))
     marks = _mark_ids(fields, text)
     rows = [
         Row(
@@ -158,7 +158,7 @@ def item_view(extraction: Extraction, text: str | None) -> ItemView:
         shown.append(Shown(finding, involved, numbers, blames))
     groups: dict[str, Group] = {}
     for row in rows:
-        key = _group_key(row.field)
+        key = group_key(row.field)
         if key not in groups:
             groups[key] = Group(key, _group_title(extraction, key), _owner_award(extraction, row.field))
         groups[key].rows.append(row)
@@ -167,27 +167,6 @@ def item_view(extraction: Extraction, text: str | None) -> ItemView:
         missed_marks = _missed_marks(missed, marks, len(text))
         source = _render(text, blocks, _spans(rows, marks, missed_marks))
     return ItemView(list(groups.values()), shown, missed, source)
-
-
-def _group_key(value: ValueField) -> str:
-    """The group a value is listed in: the object holding its award type, else the part of the note."""
-    return value.owner or str(path_steps(value.path)[0])
-
-
-def _check_first(fields: list[ValueField]) -> list[ValueField]:
-    """The values in list order, so row numbers follow it: groups holding a shaky value first, shaky
-    values first in their group, otherwise the note's order (a note without LLM quotes is unchanged)."""
-
-    def shaky(value: ValueField) -> bool:
-        return value.amount.source is not None and value.amount.source.shaky
-
-    first: dict[str, int] = {}
-    for index, value in enumerate(fields):
-        first.setdefault(_group_key(value), index)
-    loose = {_group_key(value) for value in fields if shaky(value)}
-    return sorted(
-        fields, key=lambda value: (_group_key(value) not in loose, first[_group_key(value)], not shaky(value))
-    )  # stable
 
 
 def _label(extraction: Extraction, value: ValueField) -> str:
