@@ -47,7 +47,7 @@ def extract(
     rules (no LLM), llm or hybrid (both need `llm`). With `validate`, the validator's findings are on
     `.validation`, those whose ids are in `accepted` set aside. Raises LoadError for unreadable input."""
     document = _document(source)
-    return extract_document(document, _backend(backend, llm), validate, accepted)
+    return extract_document(document, extractor_for(*_settings(backend, llm)), validate, accepted)
 
 
 def extract_many(
@@ -62,7 +62,7 @@ def extract_many(
     in this process. Yields an Attempt per file: `.extraction`, or `.reason` when it could not be read or
     extracted; a bad file never stops the others (only an endpoint that cannot serve, EndpointError).
     For thousands of files, resumable output and worker processes, use `run`."""
-    run_one = _backend(backend, llm)
+    run_one = extractor_for(*_settings(backend, llm))
     for path in iter_files(sources):
         yield attempt(path, run_one, validate, accepted)
 
@@ -86,8 +86,7 @@ def run(
     return bulk_run(
         [os.fspath(i) for i in inputs],
         Path(out),
-        _backend_name(backend),
-        _llm(backend, llm),
+        *_settings(backend, llm),
         workers=workers,
         queue=queue,
         qa_rate=qa_rate,
@@ -117,8 +116,7 @@ def evaluate(
     from extractor.evals.harness.store import RunStore
     from extractor.suites import load_suite
 
-    settings = _llm(backend, llm)
-    chosen = _backend_name(backend)
+    chosen, settings = _settings(backend, llm)
     llm_used = chosen is not BackendName.rules
     result = run_suite(
         load_suite(Path(suite)),
@@ -133,24 +131,17 @@ def evaluate(
     return result
 
 
-def _backend_name(backend: str) -> BackendName:
+def _settings(backend: str, llm: LLMConfig | None) -> tuple[BackendName, LLMConfig]:
+    """The backend named, and its LLM settings (required for llm and hybrid); SettingsError otherwise."""
     try:
         chosen = BackendName(backend)
     except ValueError:
         raise SettingsError(f"backend must be one of rules, llm, hybrid, not {backend!r}") from None
     if chosen is BackendName.auto:
         raise SettingsError("backend 'auto' is for the command line; choose rules, llm or hybrid")
-    return chosen
-
-
-def _llm(backend: str, llm: LLMConfig | None) -> LLMConfig:
-    if llm is None and _backend_name(backend) is not BackendName.rules:
+    if llm is None and chosen is not BackendName.rules:
         raise SettingsError(f"backend {backend!r} needs llm=LLMConfig(base_url=..., model=...)")
-    return llm or LLMConfig()
-
-
-def _backend(backend: str, llm: LLMConfig | None) -> Any:
-    return extractor_for(_backend_name(backend), _llm(backend, llm))
+    return chosen, llm or LLMConfig()
 
 
 def _document(source: Source) -> Document:

@@ -76,11 +76,6 @@ class RunOutcome:
     queued: int = 0  # documents that entered the correction queue
 
     @property
-    def unfinished(self) -> int:
-        """Documents still pending (the next run goes on with them)."""
-        return int(self.summary["documents"]["pending"])
-
-    @property
     def complete(self) -> bool:
         """Every input extracted (some perhaps for review): nothing failed, nothing left, no stop."""
         documents = self.summary["documents"]
@@ -130,7 +125,8 @@ def run(
         manifest.forget_unread()  # inputs that could not be read are listed and read again
         if retry_failed and (reopened := manifest.reopen([Status.failed])):
             say(f"{reopened:,} documents that failed before will be tried again")
-        sources, total = discover(list(map(str, inputs)), skip=out), count(list(map(str, inputs)), skip=out)
+        listed = [str(given) for given in inputs]
+        sources, total = discover(listed, skip=out), count(listed, skip=out)
         opened = queue() if callable(queue) else queue
     except BaseException:
         _release(manifest, writer)

@@ -15,7 +15,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from extractor.attempt import iter_files as iter_inputs  # noqa: F401 - the commands' name for it
 from extractor.findings import Validation, read_accepted
 from extractor.llm.config import ConfigError
 from extractor.queue.settings import QueueSettings, resolve_queue_settings

@@ -11,13 +11,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from extractor.attempt import attempt
+from extractor.attempt import attempt, iter_files
 from extractor.backends.choice import BackendName
 from extractor.cli.common import (
     ACCEPT_HELP,
     accepted_findings,
     err,
-    iter_inputs,
     open_queue,
     print_findings,
     queue_settings,
@@ -116,7 +115,7 @@ def extract_command(
     extractions: list[Extraction] = []
     failures = 0
     usage = Usage()
-    inputs = list(iter_inputs(paths))
+    inputs = list(iter_files(paths))
     for index, path in enumerate(inputs):
         try:
             tried = attempt(path, run, validate_output, accepted)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 
@@ -43,7 +44,6 @@ from extractor.llm.client import EndpointError
 from extractor.llm.config import LLMConfig
 from extractor.llm.prompts import PromptError
 from extractor.loaders.decode import MAX_BYTES
-from extractor.queue.store import Queue
 
 INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 BATCH = "Batch API (half the price, answers within a day)"
@@ -165,17 +165,11 @@ def run_command(
         err.print("[red]error[/red]: --batch-export writes LLM requests: use it with --backend llm or hybrid")
         raise typer.Exit(code=2)
     review_settings = queue_settings(None, config, qa_rate=qa_rate) if send_to_queue else None
-    opened: list[Queue] = []
-
-    def review() -> Queue:  # opened by the library once the run is accepted: a refused run creates no queue
-        assert review_settings is not None
-        opened.append(open_queue(review_settings, must_exist=False))
-        return opened[0]
-
     llm_run = batch_import is not None or (chosen is not BackendName.rules and batch_export is None)
     view = _QuietLog(llm_run) if quiet else _Bar(llm_run)
     rate = review_settings.qa_rate if review_settings is not None else 0.0
-    queue = review if review_settings is not None else None
+    # opened by the library once the run is accepted: a refused run creates no queue file
+    queue = partial(open_queue, review_settings, must_exist=False) if review_settings is not None else None
     try:
         with view:
             if batch_import is not None:
@@ -222,9 +216,9 @@ def run_command(
     err.print(
         escape(f"wrote {out / RECORDS}, {out / FACTS_CSV}, {out / FACTS_PARQUET}, {out / FAILURES}, {out / SUMMARY}")
     )
-    if opened:
+    if review_settings is not None:
         err.print(
-            f"{outcome.queued:,} documents entered the review queue {escape(str(opened[0].path))}: extractor queue list, or extractor review"
+            f"{outcome.queued:,} documents entered the review queue {escape(str(review_settings.path))}: extractor queue list, or extractor review"
         )
     if batch_export is not None and summary["documents"]["exported"]:
         err.print(

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from extractor.cli.common import ACCEPT_HELP, accepted_findings, err, iter_inputs, print_findings
+from extractor.attempt import iter_files
+from extractor.cli.common import ACCEPT_HELP, accepted_findings, err, print_findings
 from extractor.document import Document, LoadError
 from extractor.errors import ExtractorError
 from extractor.extraction import Extraction
@@ -59,7 +60,7 @@ def validate_command(
       extractor validate out/002.json
       extractor validate evals/gold/002_59f0e0194afd947c.facts.jsonl --document tests/fixtures/002_59f0e0194afd947c.txt
     """
-    inputs = [p for p in iter_inputs(files) if p.suffix in (".json", ".jsonl") or p in files]
+    inputs = [p for p in iter_files(files) if p.suffix in (".json", ".jsonl") or p in files]
     if document is not None and len(inputs) > 1:
         err.print("[red]error[/red]: --document names the text of one facts file; validate one file at a time with it")
         raise typer.Exit(code=2)
