@@ -11,6 +11,7 @@ is mypy's.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -21,13 +22,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Repository folder -> folder of the staged package (the same mapping as setup.py's FOLDERS).
-LAYOUT = {
-    "extractor": "extractor",
-    "schemas": "extractor/schemas",
-    "prompts": "extractor/prompts",
-    "evals": "extractor/evals",
-}
+
+def _setup_folders() -> dict[str, str]:
+    """setup.py's FOLDERS (package -> repository folder), read from its source: one mapping for both."""
+    for node in ast.parse((ROOT / "setup.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "FOLDERS" for t in node.targets):
+            return dict(ast.literal_eval(node.value))
+    sys.exit("typecheck: setup.py has no FOLDERS mapping")
+
+
+# Repository folder -> folder of the staged package.
+LAYOUT = {folder: package.replace(".", "/") for package, folder in _setup_folders().items()}
 TYPED = {".py", ".pyi"}
 
 
