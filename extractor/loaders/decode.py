@@ -32,6 +32,9 @@ def decode_bytes(path: str, data: bytes, warnings: list[str]) -> str:
     raise LoadError(path, "the file's text encoding could not be determined")  # pragma: no cover
 
 
+_CONTROLS = bytes(b for b in range(32) if b not in (9, 10, 12, 13))
+
+
 def _control_share(sample: bytes) -> float:
-    controls = sum(1 for b in sample if b < 32 and b not in (9, 10, 12, 13))
+    controls = len(sample) - len(sample.translate(None, _CONTROLS))
     return controls / max(len(sample), 1)

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-import lxml.html
 from lxml import etree
 
 from extractor.document import DocumentMetadata, LoadError
@@ -64,30 +63,35 @@ _JOIN_LEFT = re.compile(r"^(?:\)|%|\)%|%\)|\([a-z]\)|\*+)$")  # joined to the ce
 
 
 def _hidden(element: etree._Element) -> bool:
-    return "display:none" in (element.get("style") or "").replace(" ", "").lower()
+    style = element.get("style")
+    return bool(style) and "display:none" in style.replace(" ", "").lower()
 
 
 def _cell_text(element: etree._Element) -> str:
-    """A cell's visible text on one line (its paragraphs and line breaks become spaces)."""
+    """A cell's visible text on one line (its paragraphs and line breaks become spaces). Walked by lxml
+    (iterwalk: no Python recursion, so a cell nested thousands of elements deep is read too)."""
+    if not len(element):  # most cells: text only
+        return _CELL_SPACES.sub(" ", element.text or "").strip()
     parts: list[str] = []
-
-    def walk(node: etree._Element) -> Iterator[etree._Element]:
-        tag = node.tag.lower() if isinstance(node.tag, str) else ""
-        if tag in SKIP_TAGS or _hidden(node) or not isinstance(node.tag, str):
-            if node.tail:
+    walker = etree.iterwalk(element, events=("start", "end", "comment", "pi"))
+    for event, node in walker:
+        if event == "start":
+            tag = node.tag.lower()
+            if tag in SKIP_TAGS or _hidden(node):
+                walker.skip_subtree()  # its "end" still comes: the tail is added there
+            else:
+                if tag in BLOCK_TAGS or tag == "br":
+                    parts.append(" ")
+                if node.text:
+                    parts.append(node.text)
+        elif event == "end":
+            tag = node.tag.lower()
+            if tag in BLOCK_TAGS and not _hidden(node):  # (no block tag is skipped by name)
+                parts.append(" ")
+            if node.tail and node is not element:
                 parts.append(node.tail)
-            return
-        if tag in BLOCK_TAGS or tag == "br":
-            parts.append(" ")
-        if node.text:
-            parts.append(node.text)
-        yield from node
-        if tag in BLOCK_TAGS:
-            parts.append(" ")
-        if node.tail and node is not element:
+        elif node.tail:  # a comment or processing instruction: only its tail is text
             parts.append(node.tail)
-
-    _depth_first(walk, element)
     return _CELL_SPACES.sub(" ", "".join(parts)).strip()
 
 
@@ -121,8 +125,11 @@ def _own_rows(table: etree._Element) -> list[etree._Element]:
 
 
 def _span(element: etree._Element, name: str) -> int:
+    given = element.get(name)
+    if given is None:
+        return 1
     try:
-        return max(1, min(int((element.get(name) or "1").strip() or 1), 100))
+        return max(1, min(int(given.strip() or 1), 100))
     except ValueError:
         return 1
 
@@ -314,9 +321,13 @@ def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[Ta
     """Render HTML (possibly truncated or malformed) to reader text, R-page metadata and table grids."""
     # lxml refuses str input that carries an encoding declaration (inline XBRL starts with one)
     markup = re.sub(r"^\s*<\?xml[^>]*\?>", "", markup, count=1)
-    parser = lxml.html.HTMLParser(huge_tree=True)  # else libxml2 stops at 256 levels of nesting, silently
+    # Plain lxml elements (not lxml.html's, whose Python class lookup per element costs more than the parse);
+    # huge_tree: else libxml2 stops at 256 levels of nesting, silently.
+    parser = etree.HTMLParser(huge_tree=True)
     try:
-        root = lxml.html.document_fromstring(markup, parser=parser)
+        root = etree.fromstring(markup, parser=parser)
+        if root is None:
+            raise etree.ParserError("Document is empty")
     except (etree.ParserError, ValueError) as err:
         raise LoadError(path, f"the HTML could not be parsed ({err})") from err
     _refuse_partial(path, parser.error_log)
@@ -350,9 +361,9 @@ def _refuse_partial(path: str, log: etree._ListErrorLog) -> None:
 _EXCESSIVE_DEPTH = re.compile(r"Excessive depth in document: (\d+)")
 
 
-def _rpage_metadata(root: lxml.html.HtmlElement) -> DocumentMetadata:
+def _rpage_metadata(root: etree._Element) -> DocumentMetadata:
     """R pages carry the note title and period end in their header cells."""
-    headers = [_SPACES.sub(" ", th.text_content()).strip() for th in root.iter("th")][:6]
+    headers = [_SPACES.sub(" ", th.xpath("string()")).strip() for th in root.iter("th")][:6]
     meta = DocumentMetadata()
     if headers:
         meta.title = headers[0] or None

@@ -7,7 +7,7 @@ from the paragraph's lead-in ("Cash-Settled Restricted Stock Units.  Also referr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -296,7 +296,35 @@ def _respectively(s: Sentence, ctx: Context) -> None:
         return
 
 
-RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], Sentence, Context], None]]] = [
+class SubjectRule:
+    """A pattern `(?P<subject>[chars]*?)tail` (the words before a cue phrase: "Restricted stock units vest
+    over four years") found in time linear in the sentence. As one regex, the lazy subject is retried from
+    every position of the sentence; here the tail is found first and the subject's start worked out from it,
+    so the matches (and their groups) are exactly the regex's."""
+
+    def __init__(self, chars: str, tail: str) -> None:
+        self.pattern = re.compile(rf"(?P<subject>{chars}*?){tail}", re.I)
+        self._tail = re.compile(tail, re.I)
+        self._char = re.compile(chars)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        start = 0
+        while (tail := self._tail.search(text, start)) is not None:
+            # The regex's first match begins where the run of subject characters before the tail begins
+            # (never before the end of its previous match), and its lazy subject stops at this tail.
+            begin = tail.start()
+            while begin > start and self._char.match(text, begin - 1):
+                begin -= 1
+            match = self.pattern.match(text, begin)
+            if match is None:  # cannot happen: the subject run reaches the tail
+                break
+            yield match
+            start = match.end() if match.end() > match.start() else match.end() + 1
+
+
+Finder = re.Pattern[str] | SubjectRule
+
+RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None]]] = [
     (
         re.compile(rf"authorized (?P<shares>{NUM}) shares of preferred stock, \$(?P<par>{NUM}) par value", re.I),
         _preferred,
@@ -332,15 +360,12 @@ RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], Sentence, Context], 
         _available,
     ),
     (
-        re.compile(
-            rf"(?P<subject>[\w\s-]*?)\bvest (?:annually |ratably )?(?:in equal amounts )?over (?P<years>{WORD}) years",
-            re.I,
-        ),
+        SubjectRule(r"[\w\s-]", rf"\bvest (?:annually |ratably )?(?:in equal amounts )?over (?P<years>{WORD}) years"),
         _vesting,
     ),
     (re.compile(rf"(?P<subject>)\b(?P<years>{WORD})-year vesting period", re.I), _vesting),
-    (re.compile(rf"(?P<subject>[\w\s-]*?)\bexpire (?P<years>{WORD}) years after", re.I), _expiry),
-    (re.compile(rf"(?P<subject>[\w\s()-]*?)\bhave a life of (?P<years>{WORD}) years", re.I), _expiry),
+    (SubjectRule(r"[\w\s-]", rf"\bexpire (?P<years>{WORD}) years after"), _expiry),
+    (SubjectRule(r"[\w\s()-]", rf"\bhave a life of (?P<years>{WORD}) years"), _expiry),
     (
         re.compile(
             rf"(?P<count>{NUM}) (?:units|shares) (?:were|was) outstanding at a weighted average grant date fair value (?:per share )?of \$(?P<price>{NUM})",

@@ -83,6 +83,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+_A_YEAR = re.compile(r"(?:19|20)\d\d")
+assert all("(?P<years>" in pattern.pattern for _, pattern in _PATTERNS[:-1]) and _PATTERNS[-1][0] == "year_end"
+
+
 @dataclass(frozen=True)
 class Span:
     """One period a phrase names: `start` None for an instant or a period whose start the phrase does not give."""
@@ -111,7 +115,9 @@ def find_phrases(sentence: str, calendar) -> list[DatePhrase]:
     """Every date phrase of the sentence, in order, with its periods (`calendar` is a FiscalCalendar)."""
     taken: list[tuple[int, int]] = []
     phrases: list[DatePhrase] = []
-    for kind, pattern in _PATTERNS:
+    # Every pattern but the last names a year: most sentences name none, and are read by that one alone.
+    patterns = _PATTERNS if _A_YEAR.search(sentence) else _PATTERNS[-1:]
+    for kind, pattern in patterns:
         for m in pattern.finditer(sentence):
             if any(s < m.end() and m.start() < e for s, e in taken):
                 continue
