@@ -13,8 +13,9 @@ import calendar as _calendar
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 
-from extractor.periods import MONTH_NAMES, MONTHS, months_before
+from extractor.periods import MONTH_NAMES, MONTHS, FiscalCalendar, months_before
 
 _MONTH = r"(?P<month>" + MONTH_NAMES + r")\.?"
 _YEARS = r"(?P<years>(?:19|20)\d\d(?:\s*,?\s*(?:and\s+|or\s+)?(?:19|20)\d\d)*)"
@@ -96,12 +97,12 @@ class Span:
     instant: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class DatePhrase:
     start: int
     end: int
     kind: str
-    periods: list[Span]
+    periods: tuple[Span, ...]
 
 
 def _day(year: int, month: int, day: int) -> date | None:
@@ -111,8 +112,13 @@ def _day(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def find_phrases(sentence: str, calendar) -> list[DatePhrase]:
-    """Every date phrase of the sentence, in order, with its periods (`calendar` is a FiscalCalendar)."""
+def find_phrases(sentence: str, calendar: FiscalCalendar) -> list[DatePhrase]:
+    """Every date phrase of the sentence, in order, with its periods."""
+    return list(_phrases(sentence, calendar))
+
+
+@lru_cache(maxsize=2048)  # each sentence is read twice (sentence rules, then the generic reader)
+def _phrases(sentence: str, calendar: FiscalCalendar) -> tuple[DatePhrase, ...]:
     taken: list[tuple[int, int]] = []
     phrases: list[DatePhrase] = []
     # Every pattern but the last names a year: most sentences name none, and are read by that one alone.
@@ -124,8 +130,8 @@ def find_phrases(sentence: str, calendar) -> list[DatePhrase]:
             periods = _periods(kind, m, calendar)
             if periods:
                 taken.append((m.start(), m.end()))
-                phrases.append(DatePhrase(m.start(), m.end(), kind, periods))
-    return sorted(phrases, key=lambda p: p.start)
+                phrases.append(DatePhrase(m.start(), m.end(), kind, tuple(periods)))
+    return tuple(sorted(phrases, key=lambda p: p.start))
 
 
 def named_day(phrases: list[DatePhrase]) -> Span | None:

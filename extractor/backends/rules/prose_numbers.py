@@ -57,14 +57,65 @@ _SHARES_AFTER = re.compile(
     r"restricted|performance|premium-priced|awards?\b|investment shares))",
     re.I,
 )
-_SKIP_BEFORE = re.compile(
-    r"(?:\b(?:note|notes|section|sections|rule|item|asc|asu|topic|form|class|level|tier|phase|no\.|number|schedule|"
-    r"article|exhibit|part|fas|sfas|irc|code)\s*|[#§]\s*)$",
-    re.I,
+# Words a reference number follows ("Note 12", "Rule 10b5-1", "Form 10-K", "No. 3"), then spaces.
+_SKIP_WORDS = (
+    "note|notes|section|sections|rule|item|asc|asu|topic|form|class|level|tier|phase|no\\.|number|schedule|"
+    "article|exhibit|part|fas|sfas|irc|code"
 )
+_SKIP_WORD_AT_END = re.compile(r"(?:\b(?:" + _SKIP_WORDS + r")|[#§])\Z", re.I)
+_SKIP_REACH = max(len(word.replace("\\", "")) for word in _SKIP_WORDS.split("|"))
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_MONTH_BEFORE = re.compile(r"\b(?:" + MONTH_NAMES + r")\.?\s*(?:\d{1,2},?\s*)?$", re.I)
+_MONTH_AT_END = re.compile(r"\b(?:" + MONTH_NAMES + r")\Z", re.I)
+_MONTH_REACH = max(len(name) for name in MONTH_NAMES.split("|"))
 _MONTH_DAY_AFTER = re.compile(r"^,\s*(?:19|20)\d\d\b")
+_LETTER_HYPHEN_BEFORE = re.compile(r"[A-Za-z]-$")
+
+
+# The checks on what precedes a number look at its last few characters, never at the whole start of the
+# sentence again (a sentence of n numbers would be rescanned n times): each is exact, the spaces before
+# the number skipped first, then a bounded search ending there.
+
+
+def _skip_spaces_back(sentence: str, end: int) -> int:
+    """Where the run of whitespace (regex \\s) that ends at `end` begins."""
+    while end and sentence[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def _printed_before(sentence: str, at: int) -> str:
+    """The last character before `at` that is not whitespace ("" when there is none)."""
+    end = _skip_spaces_back(sentence, at)
+    return sentence[end - 1] if end else ""
+
+
+def _after_reference_word(sentence: str, start: int) -> bool:
+    """Text before `start` ends with a reference word or '#'/'§', then spaces: "Note 12", "Rule 10b5-1"."""
+    end = _skip_spaces_back(sentence, start)
+    return bool(_SKIP_WORD_AT_END.search(sentence, max(0, end - _SKIP_REACH), end))
+
+
+def _month_ends_at(sentence: str, end: int) -> bool:
+    """A month name, or one with a period ("Sept."), ends at `end`."""
+    dotted = (
+        end and sentence[end - 1] == "." and _MONTH_AT_END.search(sentence, max(0, end - 1 - _MONTH_REACH), end - 1)
+    )
+    return bool(dotted or _MONTH_AT_END.search(sentence, max(0, end - _MONTH_REACH), end))
+
+
+def _after_month(sentence: str, start: int) -> bool:
+    """Text before `start` ends with a month name, then maybe its day: "March ", "Mar. 1, " (so the number
+    is a day or a year of a date)."""
+    end = _skip_spaces_back(sentence, start)
+    if _month_ends_at(sentence, end):
+        return True
+    digits_end = end - 1 if end and sentence[end - 1] == "," else end
+    digits_start = digits_end
+    while digits_start and digits_end - digits_start < 3 and sentence[digits_start - 1].isdecimal():
+        digits_start -= 1
+    if not 1 <= digits_end - digits_start <= 2:
+        return False  # no day (or a run of three digits or more, which no month precedes)
+    return _month_ends_at(sentence, _skip_spaces_back(sentence, digits_start))
 
 
 @dataclass
@@ -99,16 +150,13 @@ def _is_year_like(sentence: str, start: int, end: int, digits: str) -> bool:
     """A bare 19xx/20xx used as a year or a plan name ("in 2024", "2015 Plan", "fiscal 2023")."""
     if not _YEAR.fullmatch(digits):
         return False
-    before = sentence[:start]
-    return not before.rstrip().endswith("$")
+    return _printed_before(sentence, start) != "$"
 
 
 def _in_date(sentence: str, start: int, end: int) -> bool:
-    """The day of "March 1, 2024" or a number inside "12/31/2024"."""
-    return (
-        bool(_MONTH_BEFORE.search(sentence[:start]))
-        and bool(_MONTH_DAY_AFTER.match(sentence[end:]))
-        or bool(_MONTH_BEFORE.search(sentence[:start]) and _YEAR.fullmatch(sentence[start:end]))
+    """The day of "March 1, 2024", or the year of "March 1, 2024" or "March 2024"."""
+    return _after_month(sentence, start) and (
+        bool(_MONTH_DAY_AFTER.match(sentence[end:])) or bool(_YEAR.fullmatch(sentence, start, end))
     )
 
 
@@ -117,14 +165,17 @@ def find_numbers(sentence: str) -> list[Number]:
     found: list[Number] = []
     for match in _DIGITS.finditer(sentence):
         digits, start, end = match.group("digits"), match.start("digits"), match.end("digits")
-        before = sentence[:start]
-        if _SKIP_BEFORE.search(before) or _in_date(sentence, start, end):
+        if _after_reference_word(sentence, start) or _in_date(sentence, start, end):
             continue
-        if re.search(r"\(\s*$", before) and re.match(r"\s*\)", sentence[end:]) and len(digits) <= 2:
+        mark = _skip_spaces_back(sentence, start)  # just after the printed character before the number
+        before = sentence[mark - 1] if mark else ""
+        if before == "(" and re.match(r"\s*\)", sentence[end:]) and len(digits) <= 2:
             continue  # list marker "(1)"
-        if re.match(r"(?:st|nd|rd|th)\b|\(k\)|-\d|-for-", sentence[end:], re.I) or re.search(r"[A-Za-z]-$", before):
+        if re.match(r"(?:st|nd|rd|th)\b|\(k\)|-\d|-for-", sentence[end:], re.I) or _LETTER_HYPHEN_BEFORE.search(
+            sentence, max(0, start - 3), start
+        ):
             continue  # "1st", "401(k)", "10b5-1", "one-for-one"
-        dollar = bool(re.search(r"\$\s*\(?\s*$", before))
+        dollar = before == "$" or (before == "(" and _printed_before(sentence, mark - 1) == "$")  # "$5", "$ (5"
         if _is_year_like(sentence, start, end, digits) and not _PERCENT_AFTER.match(sentence, end):
             if not (_SCALE_AFTER.match(sentence, end) or _SHARES_AFTER.match(sentence, end)):
                 continue

@@ -158,11 +158,14 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
 
 def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, clause: str) -> Cue | None:
     best: tuple[int, int, Cue] | None = None
-    for order, cue in enumerate(cues):
-        if cue.unit not in units or not all(r.search(clause) for r in cue.require):
-            continue
-        if any(v.search(before) or v.search(after) for v in cue.vetoes):
-            continue
+    eligible = [
+        (order, cue)
+        for order, cue in enumerate(cues)
+        if cue.unit in units
+        and all(r.search(clause) for r in cue.require)
+        and not any(v.search(before) or v.search(after) for v in cue.vetoes)
+    ]
+    for order, cue in eligible:
         for pattern in cue.cues:
             for m in pattern.finditer(before):
                 distance = len(before) - m.end()
@@ -170,11 +173,7 @@ def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, cl
                     best = (distance, order, cue)
     if best:
         return best[2]
-    for order, cue in enumerate(cues):
-        if cue.unit not in units or not all(r.search(clause) for r in cue.require):
-            continue
-        if any(v.search(before) or v.search(after) for v in cue.vetoes):
-            continue
+    for order, cue in eligible:
         if any(p.match(after) for p in cue.after):
             distance = 0
         else:
