@@ -101,11 +101,28 @@ def find_award(text: str | None) -> AwardType | None:
     return None
 
 
+def _any_of(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
+    """One pattern matching where any of `patterns` does (None if the lexicon's patterns cannot be joined)."""
+    try:
+        return re.compile("|".join(f"(?:{p.pattern})" for p in patterns), re.I)
+    except re.error:  # a lexicon entry with its own named groups or inline flags
+        return None
+
+
+_NAMED_AWARDS = [(award, pattern) for award, pattern in AWARD_PATTERNS if award != "other"]
+_ANY_NAMED_AWARD = _any_of([pattern for _, pattern in _NAMED_AWARDS])
+
+
 def first_award(text: str | None) -> AwardType | None:
-    """The award type named earliest in a longer text (a caption sentence)."""
+    """The award type named earliest in a longer text (a caption sentence); at one place, the first in name order."""
     if not text:
         return None
-    hits = [(m.start(), award) for award, p in AWARD_PATTERNS if award != "other" for m in [p.search(text)] if m]
+    if _ANY_NAMED_AWARD is not None:  # one scan finds the earliest place any award is named
+        first = _ANY_NAMED_AWARD.search(text)
+        if first is None:
+            return None
+        return min(award for award, p in _NAMED_AWARDS if p.match(text, first.start()))
+    hits = [(m.start(), award) for award, p in _NAMED_AWARDS for m in [p.search(text)] if m]
     return min(hits)[1] if hits else None
 
 

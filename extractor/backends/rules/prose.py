@@ -324,18 +324,26 @@ class SubjectRule:
 
 Finder = re.Pattern[str] | SubjectRule
 
-RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None]]] = [
+# Each rule: what finds it, what it fills, and a phrase every match contains (lower case, ASCII): a sentence
+# without that phrase is not searched by the rule (the rules' patterns ran over every sentence before).
+RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], str]] = [
     (
         re.compile(rf"authorized (?P<shares>{NUM}) shares of preferred stock, \$(?P<par>{NUM}) par value", re.I),
         _preferred,
+        "preferred stock",
     ),
-    (re.compile(r"\b(?P<none>No) shares of preferred stock are (?:currently )?outstanding", re.I), _preferred_none),
+    (
+        re.compile(r"\b(?P<none>No) shares of preferred stock are (?:currently )?outstanding", re.I),
+        _preferred_none,
+        "preferred stock",
+    ),
     (
         re.compile(
             rf"a total of \$(?P<total>{NUM}){SCALE} of board authorizations for repurchases.*?of which \$(?P<left>{NUM}){SCALE} remained available",
             re.I,
         ),
         _repurchase_program,
+        "board authorizations for repurchases",
     ),
     (
         re.compile(
@@ -343,6 +351,7 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None]]] =
             re.I,
         ),
         _authorized,
+        "authorized up to",
     ),
     (
         re.compile(
@@ -350,28 +359,36 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None]]] =
             re.I,
         ),
         _authorized,
+        "common stock",
     ),
-    (re.compile(rf"reserved for future grants?[^.]*? (?:was|were) (?P<shares>{NUM})", re.I), _available),
+    (
+        re.compile(rf"reserved for future grants?[^.]*? (?:was|were) (?P<shares>{NUM})", re.I),
+        _available,
+        "reserved for future grant",
+    ),
     (
         re.compile(
             rf"(?P<shares>{NUM}){SCALE} (?:shares|share based awards|share-based awards|awards) (?:were|are|remain) available (?:to be granted|for (?:future )?grants?)",
             re.I,
         ),
         _available,
+        "available",
     ),
     (
         SubjectRule(r"[\w\s-]", rf"\bvest (?:annually |ratably )?(?:in equal amounts )?over (?P<years>{WORD}) years"),
         _vesting,
+        "vest ",
     ),
-    (re.compile(rf"(?P<subject>)\b(?P<years>{WORD})-year vesting period", re.I), _vesting),
-    (SubjectRule(r"[\w\s-]", rf"\bexpire (?P<years>{WORD}) years after"), _expiry),
-    (SubjectRule(r"[\w\s()-]", rf"\bhave a life of (?P<years>{WORD}) years"), _expiry),
+    (re.compile(rf"(?P<subject>)\b(?P<years>{WORD})-year vesting period", re.I), _vesting, "-year vesting period"),
+    (SubjectRule(r"[\w\s-]", rf"\bexpire (?P<years>{WORD}) years after"), _expiry, "expire "),
+    (SubjectRule(r"[\w\s()-]", rf"\bhave a life of (?P<years>{WORD}) years"), _expiry, "have a life of"),
     (
         re.compile(
             rf"(?P<count>{NUM}) (?:units|shares) (?:were|was) outstanding at a weighted average grant date fair value (?:per share )?of \$(?P<price>{NUM})",
             re.I,
         ),
         _prose_balance,
+        "outstanding at a weighted average grant date",
     ),
     (
         re.compile(
@@ -379,14 +396,20 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None]]] =
             re.I,
         ),
         _prose_balance,
+        "shares outstanding at a",
     ),
-    (re.compile(r"limited to (?P<pct>\d+(?:\.\d+)?)% of (?:their )?eligible compensation", re.I), _espp_limit),
+    (
+        re.compile(r"limited to (?P<pct>\d+(?:\.\d+)?)% of (?:their )?eligible compensation", re.I),
+        _espp_limit,
+        "eligible compensation",
+    ),
     (
         re.compile(
             rf"(?P<shares>{NUM}) shares at an average price per share of \$(?P<price>{NUM}) during fiscal (?P<year>(?:19|20)\d\d)",
             re.I,
         ),
         _espp_purchases,
+        "shares at an average price per share of $",
     ),
     (
         re.compile(
@@ -394,10 +417,12 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None]]] =
             re.I,
         ),
         _granted_in_year,
+        "with a weighted",
     ),
     (
         re.compile(rf"there was \$(?P<total>{NUM}){SCALE} of total unrecognized compensation (?:expense|cost)", re.I),
         _unrecognized_total,
+        "of total unrecognized compensation",
     ),
 ]
 
@@ -434,9 +459,13 @@ def extract_prose(
             ctx.carried = None if phrases else ctx.paragraph_day
             if "respectively" in sentence.text:
                 _respectively(sentence, ctx)
-            for pattern, handler in RULES:
-                for match in pattern.finditer(sentence.text):
-                    handler(match, sentence, ctx)
+            # An ASCII sentence lower-cased holds a rule's phrase exactly when a case-blind match could;
+            # other sentences are searched by every rule.
+            lowered = sentence.text.lower() if sentence.text.isascii() else None
+            for pattern, handler, phrase in RULES:
+                if lowered is None or phrase in lowered:
+                    for match in pattern.finditer(sentence.text):
+                        handler(match, sentence, ctx)
             mentioned = first_award(sentence.text)
             if mentioned and "respectively" not in sentence.text:
                 ctx.previous_award = mentioned
