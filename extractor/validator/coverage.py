@@ -18,12 +18,14 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 
 from extractor import schemas
 from extractor.document import Document
 from extractor.findings import Finding, Unexplained
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
+from extractor.patterns import any_of
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
 from extractor.tables import Table, layout
@@ -184,12 +186,21 @@ def check_coverage(facts: FactSet, document: Document) -> Coverage:
 
 def _out_of_scope(*texts: str | None) -> str | None:
     for text in texts:
-        if not text:
-            continue
-        for reason, pattern in LEXICON.out_of_scope:
-            if pattern.search(text):
-                return reason
+        reason = _scope_of(text) if text else None
+        if reason:
+            return reason
     return None
+
+
+_ANY_OUT_OF_SCOPE = any_of(pattern for _, pattern in LEXICON.out_of_scope)
+
+
+@lru_cache(maxsize=4096)  # a table's header and row labels are asked about once per cell
+def _scope_of(text: str) -> str | None:
+    """The first out-of-scope reason whose pattern the text matches (one joined scan rules most texts out)."""
+    if _ANY_OUT_OF_SCOPE is not None and not _ANY_OUT_OF_SCOPE.search(text):
+        return None
+    return next((reason for reason, pattern in LEXICON.out_of_scope if pattern.search(text)), None)
 
 
 def _table_block(index: int, table: Table) -> Block:

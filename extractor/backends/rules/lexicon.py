@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias, TypeVar, get_args
 
 from extractor import schemas
+from extractor.patterns import any_of
 from extractor.schemas.stock_compensation import RowKind
 from extractor.schemas.values import AwardType, Unit
 
@@ -101,16 +102,8 @@ def find_award(text: str | None) -> AwardType | None:
     return None
 
 
-def _any_of(patterns: list[re.Pattern[str]]) -> re.Pattern[str] | None:
-    """One pattern matching where any of `patterns` does (None if the lexicon's patterns cannot be joined)."""
-    try:
-        return re.compile("|".join(f"(?:{p.pattern})" for p in patterns), re.I)
-    except re.error:  # a lexicon entry with its own named groups or inline flags
-        return None
-
-
 _NAMED_AWARDS = [(award, pattern) for award, pattern in AWARD_PATTERNS if award != "other"]
-_ANY_NAMED_AWARD = _any_of([pattern for _, pattern in _NAMED_AWARDS])
+_ANY_NAMED_AWARD = any_of([pattern for _, pattern in _NAMED_AWARDS])
 
 
 def first_award(text: str | None) -> AwardType | None:
