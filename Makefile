@@ -74,7 +74,7 @@ review: $(BIN)/extractor
 	$(BIN)/extractor review
 
 ## bench: the validator's mutation benchmark (detection rates per mutation and rule family), then its scaling; note finding in a 4 MB filing;
-##        the import time of the Python front door against pydantic's
+##        the start-up of the Python front door, extractor --help and a rules extraction against import pydantic's
 ##       (seconds to validate tables of 2,000 and 8,000 rows, and as a multiple of loading and extracting them)
 bench: $(BIN)/extractor
 	$(BIN)/python evals/benchmarks/validator_mutations.py

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
+from typing import TYPE_CHECKING
 
-from extractor.backends import hybrid, rules
-from extractor.backends.llm import LLMBackend
-from extractor.document import Document
-from extractor.extraction import Extraction
-from extractor.llm.config import LLMConfig
+if TYPE_CHECKING:
+    from extractor.document import Document
+    from extractor.extraction import Extraction
+    from extractor.llm.config import LLMConfig
 
 
 class BackendName(str, Enum):
@@ -29,9 +29,17 @@ def resolve_backend(name: BackendName, config: LLMConfig) -> tuple[BackendName, 
 
 
 def extractor_for(name: BackendName, config: LLMConfig) -> Callable[[Document], Extraction]:
-    """A function from Document to Extraction; LLM clients are only made when an LLM backend is chosen."""
+    """A function from Document to Extraction; LLM clients are only made when an LLM backend is chosen.
+
+    The backends are imported here, not at the top: the LLM ones import openai and instructor (half a
+    second), which the rules backend and everything that only needs BackendName should not pay for."""
     if name is BackendName.rules:
+        from extractor.backends import rules
+
         return rules.extract
+    from extractor.backends import hybrid
+    from extractor.backends.llm import LLMBackend
+
     llm = LLMBackend(config)
     if name is BackendName.hybrid:
         return lambda document: hybrid.extract(document, llm)

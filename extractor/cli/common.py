@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -18,8 +18,9 @@ from rich.text import Text
 from extractor.findings import Validation, read_accepted
 from extractor.llm.config import ConfigError
 from extractor.queue.settings import QueueSettings, resolve_queue_settings
-from extractor.queue.store import Queue, QueueFileError
-from extractor.render import findings_table
+
+if TYPE_CHECKING:  # the queue (sqlite3) and the tables are imported by the commands that use them
+    from extractor.queue.store import Queue
 
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 
@@ -60,6 +61,8 @@ def accepted_findings(path: Path | None) -> dict[str, str]:
 
 
 def print_findings(console: Console, name: str, validation: Validation) -> None:
+    from extractor.render import findings_table
+
     rendered = findings_table(name, validation)
     console.print(rendered, soft_wrap=isinstance(rendered, Text))  # a one-line verdict stays one line (grep-able)
 
@@ -79,6 +82,8 @@ def open_queue(settings: QueueSettings, must_exist: bool = True) -> Queue:
             f"[red]error[/red]: no queue at {escape(str(settings.path))} yet: 'extractor run' and 'extractor extract --queue' create it"
         )
         raise typer.Exit(code=2)
+    from extractor.queue.store import Queue
+
     with unusable_queue_file():
         return Queue(settings.path, lease_seconds=settings.claim_minutes * 60)
 
@@ -87,6 +92,8 @@ def open_queue(settings: QueueSettings, must_exist: bool = True) -> Queue:
 def unusable_queue_file() -> Iterator[None]:
     """Exit 2 naming the file when the queue is damaged or not a queue, whether opening it or a query
     deep into a command found out: no other command would fare better with it."""
+    from extractor.queue.store import QueueFileError
+
     try:
         yield
     except QueueFileError as error:

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from extractor.attempt import attempt, iter_files
+from extractor.attempt import attempt, endpoint_errors, iter_files
 from extractor.backends.choice import BackendName
 from extractor.cli.common import (
     ACCEPT_HELP,
@@ -40,10 +40,7 @@ from extractor.cli.options import (
 )
 from extractor.extraction import Extraction
 from extractor.findings import Validation
-from extractor.llm.client import EndpointError
 from extractor.llm.usage import Usage
-from extractor.queue.feed import enqueue
-from extractor.render import facts_table
 from extractor.schemas.concepts import to_facts
 
 
@@ -119,7 +116,7 @@ def extract_command(
     for index, path in enumerate(inputs):
         try:
             tried = attempt(path, run, validate_output, accepted)
-        except EndpointError as error:  # a key, model or URL problem: no other input would fare better
+        except endpoint_errors() as error:  # a key, model or URL problem: no other input would fare better
             usage.add(error.usage or Usage())
             left = len(inputs) - index - 1
             err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")
@@ -151,6 +148,8 @@ def extract_command(
         extractions.append(extraction)
     _write(extractions, output_format, output)
     if review_queue is not None and review_settings is not None:
+        from extractor.queue.feed import enqueue  # only with --queue: the queue is SQLite, the rest never needs it
+
         with unusable_queue_file():  # damage SQLite finds only while adding items: exit 2 naming the file
             added, due = enqueue(review_queue, extractions, review_settings.qa_rate)
         there = f" ({due - added} were there already)" if due > added else ""
@@ -205,6 +204,8 @@ def _report_validation(name: str, validation: Validation) -> None:
 
 def _write(extractions: list[Extraction], output_format: OutputFormat, output: Path | None) -> None:
     if output_format is OutputFormat.table:
+        from extractor.render import facts_table  # rich tables only for --format table
+
         target = output.open("w", encoding="utf-8") if output else sys.stdout
         console = Console(file=target, width=None if target.isatty() else 150)
         for extraction in extractions:

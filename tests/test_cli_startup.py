@@ -1,0 +1,82 @@
+"""Start-up: `extractor --help` and a rules extraction import only what they use (no timing here: the
+figures are `make bench`'s, evals/benchmarks/import_time.py). The LLM stack, FastAPI, pyarrow, the eval
+harness and the review app cost about a second to import and are loaded only by the commands that need them."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+
+import pytest
+from fixture_paths import ROOT, SEED_000
+
+from extractor.cli import COMMANDS, app
+from extractor.cli.lazy import load
+
+NOT_AT_START_UP = ("openai", "instructor", "fastapi", "pyarrow", "extractor.evals", "extractor.review")
+
+# Runs the command line as the `extractor` script does, then writes the modules it imported to a file.
+PROBE = """
+import json, sys
+from extractor.cli import main
+out, sys.argv = sys.argv[1], ["extractor", *sys.argv[2:]]
+try:
+    main()
+finally:
+    with open(out, "w") as file:
+        json.dump(sorted(sys.modules), file)
+"""
+
+
+def loaded_by(tmp_path, *arguments: str) -> list[str]:
+    record = tmp_path / "modules.json"
+    ran = subprocess.run(
+        [sys.executable, "-c", PROBE, str(record), *arguments], cwd=ROOT, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(record.read_text())
+
+
+def heavy(modules: list[str]) -> list[str]:
+    return [name for name in modules if any(name == top or name.startswith(f"{top}.") for top in NOT_AT_START_UP)]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("--help",),
+        ("extract", str(SEED_000), "--backend", "rules", "--output", "{tmp}/out.json"),
+        ("extract", str(SEED_000), "--format", "table"),
+    ],
+    ids=["help", "extract-rules", "extract-table"],
+)
+def test_help_and_a_rules_extraction_load_no_llm_web_arrow_or_harness_modules(tmp_path, arguments):
+    modules = loaded_by(tmp_path, *(argument.format(tmp=tmp_path) for argument in arguments))
+    assert "extractor.cli" in modules
+    assert heavy(modules) == []
+
+
+def test_an_llm_command_still_loads_what_it_needs(tmp_path):
+    """The other side: a command's own --help imports its module (eval's imports the harness)."""
+    modules = loaded_by(tmp_path, "eval-runs", "--help")
+    assert "extractor.evals.harness.store" in modules
+
+
+def test_the_listing_shows_each_command_as_its_own_help_would():
+    """`extractor --help` lists placeholders; each summary must be the real command's first paragraph."""
+    for name, (target, summary) in COMMANDS.items():
+        command = load(name, target)
+        assert command.name == name
+        assert not command.hidden and not command.deprecated and command.short_help is None
+        assert inspect.cleandoc(command.help or "").split("\n\n")[0] == summary, name
+
+
+def test_every_command_is_listed_in_order():
+    from typer.testing import CliRunner
+
+    listed = CliRunner().invoke(app, ["--help"], terminal_width=200).output
+    lines = [line.strip("│ ").split()[0] for line in listed.splitlines() if line.startswith("│ ") and "  " in line]
+    commands = [line for line in lines if line in COMMANDS]
+    assert commands == list(COMMANDS)
