@@ -29,8 +29,8 @@ from lxml import etree
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from evals.benchmarks.note_finding import filing_html  # noqa: E402
 from extractor.api import extract  # noqa: E402
+from extractor.evals.benchmarks.note_finding import filing_html  # noqa: E402
 
 NOTES = sorted((ROOT / "evals" / "suites" / "real" / "documents").glob("*.html"))
 NOTE_BAR, FILING_BAR, MEMORY_SLACK = 10.0, 3.0, 0.10
@@ -63,7 +63,8 @@ def extract_all(paths: list[Path]) -> None:
 
 def interleaved(rounds: int, floor: Callable[[], object], work: Callable[[], object]) -> tuple[float, float]:
     """Median seconds of `floor` and `work`, run alternately so both see the machine in the same state."""
-    floors, works = [], []
+    floors: list[float] = []
+    works: list[float] = []
     for _ in range(rounds):
         for run, times in ((floor, floors), (work, works)):
             started = time.perf_counter()

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import textwrap
+from collections.abc import Callable, Collection
 from enum import Enum
 from pathlib import Path
+from typing import IO
 
 import typer
 from rich.console import Console
@@ -38,6 +42,7 @@ from extractor.cli.options import (
     backend_runner,
     llm_flags,
 )
+from extractor.document import Document
 from extractor.extraction import Extraction
 from extractor.findings import Validation
 from extractor.llm.usage import Usage
@@ -109,10 +114,53 @@ def extract_command(
     review_queue = open_queue(review_settings, must_exist=False) if review_settings else None
     flags = llm_flags(locals())
     chosen, run, _ = backend_runner(backend, flags, config)
-    extractions: list[Extraction] = []
+    queued: list[Extraction] = []  # kept only for --queue; everything else is written as it comes
+    verdicts: list[tuple[str, Validation | None]] = []
     failures = 0
     usage = Usage()
     inputs = list(iter_files(paths))
+    writer = _Writer(output_format, output)
+    try:
+        kept = queued if review_queue is not None else None
+        failures = _extract_each(inputs, run, validate_output, accepted, verbose, writer, kept, verdicts, usage)
+    except BaseException:
+        writer.discard()
+        raise
+    writer.close()
+    if review_queue is not None and review_settings is not None:
+        from extractor.queue.feed import enqueue  # only with --queue: the queue is SQLite, the rest never needs it
+
+        with unusable_queue_file():  # damage SQLite finds only while adding items: exit 2 naming the file
+            added, due = enqueue(review_queue, queued, review_settings.qa_rate)
+        there = f" ({due - added} were there already)" if due > added else ""
+        err.print(f"{added} extractions entered the review queue {escape(str(review_queue.path))}{there}")
+    failed = [name for name, validation in verdicts if validation and not validation.passed]
+    for name, validation in verdicts:
+        if validation and output_format is not OutputFormat.table:
+            _report_validation(name, validation)
+    if chosen is not BackendName.rules:
+        err.print(f"LLM usage: {usage.summary()}")
+    if failures:
+        err.print(f"{failures} of {len(inputs)} inputs could not be read or extracted")
+    if failed:
+        err.print(f"{len(failed)} of {len(verdicts)} extractions failed validation")
+    if failures or failed:
+        raise typer.Exit(code=1)
+
+
+def _extract_each(
+    inputs: list[Path],
+    run: Callable[[Document], Extraction],
+    validate_output: bool,
+    accepted: Collection[str],
+    verbose: bool,
+    writer: _Writer,
+    queued: list[Extraction] | None,
+    verdicts: list[tuple[str, Validation | None]],
+    usage: Usage,
+) -> int:
+    """Extract the inputs in turn, reporting each on stderr and writing it out; returns how many failed."""
+    failures = 0
     for index, path in enumerate(inputs):
         try:
             tried = attempt(path, run, validate_output, accepted)
@@ -145,27 +193,11 @@ def extract_command(
         for block in extraction.provenance.asked if verbose else ():
             where = f"{block.kind} {block.index + 1} (characters {block.start:,}-{block.end:,})"
             err.print(f"asked the LLM: {escape(str(path))}: {where}: {escape(block.reason)}")
-        extractions.append(extraction)
-    _write(extractions, output_format, output)
-    if review_queue is not None and review_settings is not None:
-        from extractor.queue.feed import enqueue  # only with --queue: the queue is SQLite, the rest never needs it
-
-        with unusable_queue_file():  # damage SQLite finds only while adding items: exit 2 naming the file
-            added, due = enqueue(review_queue, extractions, review_settings.qa_rate)
-        there = f" ({due - added} were there already)" if due > added else ""
-        err.print(f"{added} extractions entered the review queue {escape(str(review_queue.path))}{there}")
-    failed = [e for e in extractions if e.validation and not e.validation.passed]
-    for extraction in extractions:
-        if extraction.validation and output_format is not OutputFormat.table:
-            _report_validation(extraction.document_path, extraction.validation)
-    if chosen is not BackendName.rules:
-        err.print(f"LLM usage: {usage.summary()}")
-    if failures:
-        err.print(f"{failures} of {len(inputs)} inputs could not be read or extracted")
-    if failed:
-        err.print(f"{len(failed)} of {len(extractions)} extractions failed validation")
-    if failures or failed:
-        raise typer.Exit(code=1)
+        writer.add(extraction)
+        verdicts.append((extraction.document_path, extraction.validation))
+        if queued is not None:
+            queued.append(extraction)
+    return failures
 
 
 UNMAPPED_SHOWN = 3  # titles named in the one-line note
@@ -202,32 +234,53 @@ def _report_validation(name: str, validation: Validation) -> None:
     )
 
 
-def _write(extractions: list[Extraction], output_format: OutputFormat, output: Path | None) -> None:
-    if output_format is OutputFormat.table:
-        from extractor.render import facts_table  # rich tables only for --format table
+class _Writer:
+    """Writes each extraction as it comes, so a directory of 10,000 notes is not held in memory; the bytes are
+    those of writing them all at once. A file given with -o is written under a temporary name and renamed at
+    the end: it appears whole or not at all."""
 
-        target = output.open("w", encoding="utf-8") if output else sys.stdout
-        console = Console(file=target, width=None if target.isatty() else 150)
-        for extraction in extractions:
-            console.print(facts_table(extraction, to_facts(extraction.note)))
+    def __init__(self, output_format: OutputFormat, output: Path | None) -> None:
+        self.format, self.output, self.count = output_format, output, 0
+        self.partial: Path | None = None
+        if output is None:
+            self.target: IO[str] = sys.stdout
+        else:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            self.partial = output.with_name(f".{output.name}.partial")
+            self.target = self.partial.open("w", encoding="utf-8")
+        self.console: Console | None = None
+        if output_format is OutputFormat.table:
+            self.console = Console(file=self.target, width=None if self.target.isatty() else 150)
+
+    def add(self, extraction: Extraction) -> None:
+        if self.console is not None:
+            from extractor.render import facts_table  # rich tables only for --format table
+
+            self.console.print(facts_table(extraction, to_facts(extraction.note)))
             if extraction.validation is not None:
-                print_findings(console, extraction.document_path, extraction.validation)
-        return
-    if output_format is OutputFormat.facts:
-        lines = [
-            json.dumps(
-                {**fact.to_json_dict(), "document": extraction.document_id, "filing": filing}, ensure_ascii=False
-            )
-            for extraction in extractions
-            for filing in [extraction.filing.model_dump(mode="json")]
-            for fact in to_facts(extraction.note)
-        ]
-        text = "\n".join(lines) + ("\n" if lines else "")
-    else:
-        text = json.dumps([e.model_dump(mode="json") for e in extractions], indent=2, ensure_ascii=False) + "\n"
-    if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
-        err.print(f"wrote {output}")
-    else:
-        sys.stdout.write(text)
+                print_findings(self.console, extraction.document_path, extraction.validation)
+        elif self.format is OutputFormat.facts:
+            filing = extraction.filing.model_dump(mode="json")
+            for fact in to_facts(extraction.note):
+                document = {**fact.to_json_dict(), "document": extraction.document_id, "filing": filing}
+                self.target.write(json.dumps(document, ensure_ascii=False) + "\n")
+        else:  # one JSON array, indented as json.dumps(list, indent=2) indents it
+            item = json.dumps(extraction.model_dump(mode="json"), indent=2, ensure_ascii=False)
+            self.target.write(("[\n" if not self.count else ",\n") + textwrap.indent(item, "  "))
+        self.count += 1
+
+    def close(self) -> None:
+        if self.format is OutputFormat.json:
+            self.target.write("\n]\n" if self.count else "[]\n")
+        if self.output is None or self.partial is None:
+            self.target.flush()
+            return
+        self.target.close()
+        os.replace(self.partial, self.output)
+        err.print(f"wrote {self.output}")
+
+    def discard(self) -> None:
+        """After a failure: no half-written file left behind."""
+        if self.partial is not None:
+            self.target.close()
+            self.partial.unlink(missing_ok=True)

@@ -64,7 +64,9 @@ _JOIN_LEFT = re.compile(r"^(?:\)|%|\)%|%\)|\([a-z]\)|\*+)$")  # joined to the ce
 
 def _hidden(element: etree._Element) -> bool:
     style = element.get("style")
-    return bool(style) and "display:none" in style.replace(" ", "").lower()
+    if not style:
+        return False
+    return "display:none" in style.replace(" ", "").lower()
 
 
 def _cell_text(element: etree._Element) -> str:
@@ -75,8 +77,8 @@ def _cell_text(element: etree._Element) -> str:
     parts: list[str] = []
     walker = etree.iterwalk(element, events=("start", "end", "comment", "pi"))
     for event, node in walker:
+        tag = node.tag.lower() if isinstance(node.tag, str) else ""
         if event == "start":
-            tag = node.tag.lower()
             if tag in SKIP_TAGS or _hidden(node):
                 walker.skip_subtree()  # its "end" still comes: the tail is added there
             else:
@@ -85,7 +87,6 @@ def _cell_text(element: etree._Element) -> str:
                 if node.text:
                     parts.append(node.text)
         elif event == "end":
-            tag = node.tag.lower()
             if tag in BLOCK_TAGS and not _hidden(node):  # (no block tag is skipped by name)
                 parts.append(" ")
             if node.tail and node is not element:

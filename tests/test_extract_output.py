@@ -1,0 +1,89 @@
+"""`extractor extract` writes each extraction as it comes: the same bytes as writing them all at the end,
+no extraction held once written (a directory of 10,000 notes fits in memory), and no half-written file."""
+
+from __future__ import annotations
+
+import gc
+import json
+import weakref
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import extractor.cli.extract as extract_module
+from extractor.api import extract
+from extractor.cli import app
+from extractor.schemas.concepts import to_facts
+
+ROOT = Path(__file__).resolve().parents[1]
+INPUTS = [
+    ROOT / "tests/fixtures/000_a279831d03f6579a.txt",
+    ROOT / "tests/fixtures/html/002_59f0e0194afd947c.htm",
+    ROOT / "evals/suites/real/documents/ba-10k-2024.html",  # a real 10-K note
+]
+runner = CliRunner()
+
+
+def _all_at_once(output_format: str) -> str:
+    """What the command wrote before it streamed: every extraction dumped together at the end."""
+    extractions = [extract(path, backend="rules") for path in INPUTS]
+    if output_format == "json":
+        return json.dumps([e.model_dump(mode="json") for e in extractions], indent=2, ensure_ascii=False) + "\n"
+    lines = [
+        json.dumps({**fact.to_json_dict(), "document": e.document_id, "filing": e.filing.model_dump(mode="json")})
+        for e in extractions
+        for fact in to_facts(e.note)
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("output_format", ["json", "facts"])
+def test_streamed_output_has_the_bytes_of_one_dump(tmp_path: Path, output_format: str) -> None:
+    out = tmp_path / f"out.{output_format}"
+    result = runner.invoke(app, ["extract", *map(str, INPUTS), "--format", output_format, "-o", str(out)])
+    assert result.exit_code in (0, 1), result.output
+    assert out.read_text(encoding="utf-8") == _all_at_once(output_format)
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no partial file left
+
+
+def test_no_inputs_write_an_empty_array(tmp_path: Path) -> None:
+    out = tmp_path / "none.json"
+    runner.invoke(app, ["extract", str(tmp_path / "missing.htm"), "-o", str(out)])
+    assert out.read_text(encoding="utf-8") == "[]\n"
+
+
+def test_an_extraction_is_not_kept_once_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    written: list[weakref.ref] = []
+    alive_while_running: list[bool] = []
+    attempt = extract_module.attempt
+
+    def tracked(*args, **kwargs):
+        gc.collect()
+        # the one just written is still the loop's variable until the next arrives; any older one is gone
+        alive_while_running.extend(ref() is not None for ref in written[:-1])
+        tried = attempt(*args, **kwargs)
+        written.append(weakref.ref(tried.extraction))
+        return tried
+
+    monkeypatch.setattr(extract_module, "attempt", tracked)
+    result = runner.invoke(app, ["extract", *map(str, INPUTS), "--format", "facts", "-o", str(tmp_path / "f.jsonl")])
+    assert result.exit_code in (0, 1), result.output
+    assert len(written) == len(INPUTS) and alive_while_running == [False]  # the first, when the third starts
+
+
+def test_an_interrupted_run_leaves_no_output_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    attempt = extract_module.attempt
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return attempt(*args, **kwargs)
+
+    monkeypatch.setattr(extract_module, "attempt", interrupted)
+    out = tmp_path / "out.json"
+    runner.invoke(app, ["extract", *map(str, INPUTS), "-o", str(out)])
+    assert len(calls) == 2
+    assert list(tmp_path.iterdir()) == []  # neither the output nor its partial file
