@@ -68,11 +68,14 @@ class _Server(ThreadingHTTPServer):
 class ScriptedServer:
     """Start with `with ScriptedServer() as server:`; `server.base_url` goes to the client."""
 
-    def __init__(self, responder: Callable[[dict[str, Any]], Reply] | None = None) -> None:
+    def __init__(
+        self, responder: Callable[[dict[str, Any]], Reply] | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.responder = responder  # when set, answers every request instead of the script
+        self.clock = clock  # stamps `arrivals`: a test's fake clock makes them the instants the client let them go
         self.script: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
-        self.arrivals: list[float] = []  # time.monotonic() of each request, in order
+        self.arrivals: list[float] = []  # self.clock() at each request, in order
         self._encoded: dict[int, tuple[dict[str, Any], bytes]] = {}
         self._lock = threading.Lock()
         self._httpd = _Server(("127.0.0.1", 0), self._handler())
@@ -93,7 +96,7 @@ class ScriptedServer:
     def _next(self, body: dict[str, Any]) -> Reply:
         with self._lock:
             self.requests.append(body)
-            self.arrivals.append(time.monotonic())
+            self.arrivals.append(self.clock())
             if self.responder is not None:
                 return self.responder(body)
             if not self.script:
