@@ -205,6 +205,7 @@ def test_zip_members_that_climb_out_of_the_archive_are_refused_with_a_record(tmp
 # --- the commit is one transaction --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_commit_whose_second_statement_fails_loses_nothing_after_resume(tmp_path: Path) -> None:
     inputs = tmp_path / "in"
     build_corpus(inputs / "first", 1)
@@ -302,6 +303,7 @@ async def hang_on_poison(job: Job, step: Step) -> object:
     return await handle(job, step)
 
 
+@pytest.mark.slow
 def test_a_document_over_the_time_limit_is_killed_and_recorded_and_the_others_finish() -> None:
     jobs = [
         Job(f"good-{i}", f"good-{i}.txt", f"good-{i}", SEED_000.read_bytes() + f"\ncopy {i}\n".encode())
@@ -326,21 +328,23 @@ def test_a_document_over_the_time_limit_is_killed_and_recorded_and_the_others_fi
 
 
 def test_doc_timeout_through_the_cli_fails_a_slow_document_with_its_stage(tmp_path: Path) -> None:
+    """40,000 rows take about 7 s to load, extract and validate today: far past 0.2 s however much
+    faster the rules become, and the run stops it at 0.2 s, so the test stays quick."""
     inputs = tmp_path / "in"
     inputs.mkdir()
     rows = "".join(
         f"<tr><td>Granted in tranche {n}</td><td>{1000 + n:,}</td><td>$ {10 + n / 100:.2f}</td></tr>"
-        for n in range(8000)
+        for n in range(40_000)
     )
     (inputs / "big-table.htm").write_text(
         f"<html><body><p>Stock option activity:</p><table>{rows}</table></body></html>", encoding="utf-8"
     )
-    result = run(str(inputs), "--out", str(tmp_path / "out"), "--doc-timeout", "0.5", timeout=120)
+    result = run(str(inputs), "--out", str(tmp_path / "out"), "--doc-timeout", "0.2", timeout=120)
     assert result.returncode == 1, result.stderr
     failure = lines(tmp_path / "out" / "failures.jsonl")[0]
     assert (
         failure["stage"] in ("load", "extract", "validate")
-        and "0.5 s limit per document (--doc-timeout)" in failure["reason"]
+        and "0.2 s limit per document (--doc-timeout)" in failure["reason"]
     )
 
 
@@ -394,6 +398,7 @@ def hostile_folder(root: Path) -> set[str]:
     return expected
 
 
+@pytest.mark.slow
 def test_a_folder_of_every_hostile_input_finishes_accounts_for_each_once_and_resume_changes_nothing(
     tmp_path: Path,
 ) -> None:
@@ -417,6 +422,7 @@ def test_a_folder_of_every_hostile_input_finishes_accounts_for_each_once_and_res
     assert sorted((out / "failures.jsonl").read_text(encoding="utf-8").splitlines()) == failed
 
 
+@pytest.mark.slow
 def test_an_llm_document_over_the_time_limit_is_cancelled_in_its_worker_and_the_others_finish(tmp_path: Path) -> None:
     answers = {}
     for marker, path in (("Articles of Incorporation", SEED_000), ("has a share award plan", SEED_002)):

@@ -138,18 +138,25 @@ def test_500_every_time_gives_up_after_the_attempt_budget(server):
     assert (failure.value.usage.requests, failure.value.usage.retries) == (3, 2)
 
 
-def test_a_timeout_is_retried_and_a_persistent_one_fails_clearly(server):
+# The timeout is 2 s, not less: a prompt answer must arrive within it even on a loaded machine, whose
+# stalls of over half a second have been seen; a stalled one is held 30 s, never answering in time.
+
+
+def test_a_timeout_is_retried(server):
     server.script += [tool_reply({}, tokens=(1, 1))]
-    server.script[0].delay = 1.5
+    server.script[0].delay = 30.0
     server.script.append(tool_reply(answer_for(SEEDS[0])))
-    extraction = LLMBackend(config(server, timeout=0.5)).extract(document(SEEDS[0]))
+    extraction = LLMBackend(config(server, timeout=2.0)).extract(document(SEEDS[0]))
     assert (extraction.usage.retries, len(to_facts(extraction.note))) == (1, len(gold(SEEDS[0])))
 
-    server.script += [tool_reply({})] * 2
+
+@pytest.mark.slow
+def test_a_persistent_timeout_fails_clearly(server):
+    server.script += [tool_reply({}), tool_reply({})]
     for reply in server.script:
-        reply.delay = 1.5
-    with pytest.raises(LLMError, match=r"no answer from http://127.0.0.1:\d+/v1 within 0.5 s, 2 attempts"):
-        LLMBackend(config(server, timeout=0.5, attempts=2)).extract(document(SEEDS[0]))
+        reply.delay = 30.0
+    with pytest.raises(LLMError, match=r"no answer from http://127.0.0.1:\d+/v1 within 2 s, 2 attempts"):
+        LLMBackend(config(server, timeout=2.0, attempts=2)).extract(document(SEEDS[0]))
 
 
 def test_401_fails_at_once_with_a_clear_message(server):

@@ -5,9 +5,11 @@ from __future__ import annotations
 import importlib.util
 import sys
 
+import pytest
 from fixture_paths import ROOT
 
 
+@pytest.mark.slow
 def test_validator_catches_the_benchmarks_mutations() -> None:
     spec = importlib.util.spec_from_file_location(
         "validator_mutations", ROOT / "evals" / "benchmarks" / "validator_mutations.py"

@@ -37,7 +37,7 @@ from extractor.llm.prompts import load_prompt
 from extractor.loaders import load
 from extractor.schemas.concepts import to_facts
 
-pytestmark = pytest.mark.wheel
+pytestmark = [pytest.mark.wheel, pytest.mark.slow]  # a wheel built and installed in a fresh virtualenv
 
 # Not part of a source tree: left out of the copy the wheel is built from (building in place leaves build/).
 NOT_SOURCE = (
