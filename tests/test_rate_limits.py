@@ -81,7 +81,8 @@ def test_tokens_per_minute_spaces_large_requests_and_settles_to_the_reported_usa
 
 def test_after_a_stall_the_waiters_leave_one_slot_apart_not_together() -> None:
     """A limiter that books slots ahead and lets each waiter go when it wakes sends every slot that
-    fell due in a stall at once (22 requests in a 0.5 s window where 10 are allowed, seen in CI)."""
+    fell due in a stall at once: on a loaded machine, 22 requests reached the server in a 0.5 s window
+    where 10 are allowed (the earlier real-time test gave 3 of slack, and still failed)."""
     for burst in (1, 3):
         time_ = VirtualTime()
         time_.stall(0.3, 1.0)  # the loop is blocked: 14 slots fall due in the stall
