@@ -10,6 +10,7 @@ passing as trusted.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -108,12 +109,22 @@ class Aligner:
             for table in tables
             for row in table.rows
         ]
-        self.normalized, self.offsets = _normalize(self.text)
+        self.labelled: dict[
+            str, list[int]
+        ] = {}  # normalized label -> its rows, in order: a quote's label looked up, not scanned for
+        for index, (label, _) in enumerate(self.rows):
+            self.labelled.setdefault(label, []).append(index)
         self.numbers: dict[Decimal, list[tuple[int, int, int]]] = {}
         for match in _DIGITS.finditer(self.text):
             digits = match.group()
             decimals = len(digits.split(".")[1]) if "." in digits else 0
             self.numbers.setdefault(Decimal(digits.replace(",", "")), []).append((match.start(), match.end(), decimals))
+
+    @functools.cached_property
+    def _folded(self) -> tuple[str, list[int]]:
+        """The normalized text and its offsets: built for the first quote that is neither a table row
+        nor verbatim (most are one or the other)."""
+        return _normalize(self.text)
 
     def align(self, quote: str, printed: Printed, within: tuple[int, int] | None = None) -> Alignment:
         """The span of the printed number the quote points at, or why there is none.
@@ -157,12 +168,16 @@ class Aligner:
         if not labels:
             return None
         wanted = set(places)
-        for matches in (_same_label, _overlapping_label):  # "RSUs granted" is the RSU row, not the options' "Granted"
-            for label, spans in self.rows:
-                if any(matches(part, label) for part in labels):
-                    found = next((span for span in spans if span in wanted), None)
-                    if found is not None:
-                        return found
+        # A row the quote names exactly first: "RSUs granted" is the RSU row, not the options' "Granted".
+        for index in sorted({index for part in labels for index in self.labelled.get(part, ())}):
+            found = next((span for span in self.rows[index][1] if span in wanted), None)
+            if found is not None:
+                return found
+        for label, spans in self.rows:
+            if any(_overlapping_label(part, label) for part in labels):
+                found = next((span for span in spans if span in wanted), None)
+                if found is not None:
+                    return found
         return None
 
     def _exact(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
@@ -170,10 +185,8 @@ class Aligner:
 
     def _normalized(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
         needle = _fold(quote).strip()
-        spans = [
-            (self.offsets[start], self.offsets[start + len(needle) - 1] + 1)
-            for start in _starts(self.normalized, needle)
-        ]
+        normalized, offsets = self._folded
+        spans = [(offsets[start], offsets[start + len(needle) - 1] + 1) for start in _starts(normalized, needle)]
         return _first_inside(places, spans)
 
     def _fuzzy(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
@@ -253,10 +266,6 @@ class Grounder:
             source=alignment.span,
             quote=quoted.quote,
         )
-
-
-def _same_label(part: str, label: str) -> bool:
-    return part == label
 
 
 def _overlapping_label(part: str, label: str) -> bool:
