@@ -114,6 +114,12 @@ class Aligner:
         ] = {}  # normalized label -> its rows, in order: a quote's label looked up, not scanned for
         for index, (label, _) in enumerate(self.rows):
             self.labelled.setdefault(label, []).append(index)
+        self.finders: tuple[tuple[AlignmentMethod, Finder], ...] = (  # in the order they are tried
+            ("table", self._in_table),
+            ("exact", self._exact),
+            ("normalized", self._normalized),
+            ("fuzzy", self._fuzzy),
+        )
         self.numbers: dict[Decimal, list[tuple[int, int, int]]] = {}
         for match in _DIGITS.finditer(self.text):
             digits = match.group()
@@ -136,14 +142,8 @@ class Aligner:
         if not places:
             return Alignment(None, "unaligned", f"the number '{_show(printed)}' is printed nowhere in the document")
         nearby = [p for p in places if within and within[0] <= p[0] < within[1]]
-        finders: tuple[tuple[AlignmentMethod, Finder], ...] = (
-            ("table", self._in_table),
-            ("exact", self._exact),
-            ("normalized", self._normalized),
-            ("fuzzy", self._fuzzy),
-        )
         for candidates in (nearby, places) if nearby else (places,):
-            for method, finder in finders:
+            for method, finder in self.finders:
                 found = finder(quote, candidates)
                 if found is not None:
                     start, end = found
@@ -163,8 +163,9 @@ class Aligner:
         return sorted(places, key=lambda p: self.text[p[0] : p[1]] != printed.digits)
 
     def _in_table(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
-        parts = [_fold(part).strip() for part in quote.split("|")]
-        labels = [part for part in parts[:-1] if part]
+        labels = [
+            label for part in quote.split("|")[:-1] if (label := _fold(part).strip())
+        ]  # the last part is the cell
         if not labels:
             return None
         wanted = set(places)
