@@ -206,3 +206,33 @@ def test_a_model_instructor_refuses_is_refused_every_time(monkeypatch):
     for _ in range(2):
         with pytest.raises(ValueError, match="async validators"):
             model_checks.check_once(StockCompensationNote)
+
+
+def _most_at_once(server: ScriptedServer, delay: float) -> int:
+    """The most requests the server was answering at once: each takes `delay` from its arrival, and the
+    next from the same client arrives only after an answer, so counting arrivals is exact (not timed)."""
+    arrivals = server.arrivals
+    return max(sum(1 for other in arrivals if start - delay < other <= start) for start in arrivals)
+
+
+def test_a_bulk_backend_has_at_most_its_share_of_requests_at_the_endpoint(server):
+    reply = tool_reply(answer())
+    reply.delay = 0.05
+    server.responder = lambda body: reply
+    backend = LLMBackend(settings(server), requests=2)
+
+    async def five() -> list[Any]:
+        return await asyncio.gather(*(backend.aextract(load(SEED), validated=True) for _ in range(5)))
+
+    extractions = asyncio.run(five())
+    assert len(server.requests) == 5 and all(e.validation is not None for e in extractions)
+    assert _most_at_once(server, reply.delay) == 2
+
+
+def test_an_llm_worker_holds_twice_its_share_of_documents_and_rules_one_each():
+    from extractor.bulk.workers import WorkerPool
+
+    llm = WorkerPool(2, Step(BackendName.llm, llm_config=LLMConfig()), concurrency=5)
+    assert llm.shares == [3, 2] and llm.capacities == [6, 4]
+    rules_pool = WorkerPool(2, Step(BackendName.rules), concurrency=2)
+    assert rules_pool.shares == rules_pool.capacities == [1, 1]

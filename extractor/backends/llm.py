@@ -7,6 +7,7 @@ one. So the same logic serves a single file and a concurrent batch.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Generator
 from dataclasses import dataclass
 from datetime import date
@@ -50,10 +51,19 @@ class Ask:
 class LLMBackend:
     """Extract with any OpenAI-compatible endpoint; clients are made on first use."""
 
-    def __init__(self, config: LLMConfig, prompt: Prompt | None = None, clients: Clients | None = None) -> None:
+    def __init__(
+        self,
+        config: LLMConfig,
+        prompt: Prompt | None = None,
+        clients: Clients | None = None,
+        requests: int | None = None,
+    ) -> None:
         self.config = config
         self.prompt = prompt or load_prompt(config.prompt)
         self._clients = clients
+        # At most this many async requests at the endpoint at once (a bulk worker's share of --concurrency):
+        # the documents it holds beyond that are prepared, grounded and validated meanwhile.
+        self._requests = asyncio.Semaphore(requests) if requests is not None else None
 
     @property
     def clients(self) -> Clients:
@@ -93,7 +103,12 @@ class LLMBackend:
     async def _acomplete(self, ask: Ask) -> BaseModel | LLMError:
         try:
             kwargs = self.clients.create_kwargs(ask.messages, ask.response_model)
-            return await self.clients.run_async.chat.completions.create(**kwargs)
+            if self._requests is None:
+                return await self.clients.run_async.chat.completions.create(**kwargs)
+            async with self._requests:
+                answer = await self.clients.run_async.chat.completions.create(**kwargs)
+            await asyncio.sleep(0)  # a document waiting for the freed request sends it before this one is grounded
+            return answer
         except Exception as error:
             return self._failure(ask, error)
 

@@ -115,15 +115,18 @@ class Step:
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_llm": None}
 
-    def prepare(self) -> None:
-        """Make the LLM client (once per process); raises what a bad prompt or key raises."""
+    def prepare(self, requests: int | None = None) -> None:
+        """Make the LLM client (once per process), with at most `requests` of its requests at the endpoint
+        at once (a worker's share of --concurrency); raises what a bad prompt or key raises."""
         if self.llm_config is not None and self._llm is None:
             answers: RequestRecorder | BatchAnswers | None = None
             if self.export:
                 answers = RequestRecorder()
             elif self.results is not None:
                 answers = BatchAnswers(self.results.path, self.results.index)
-            self._llm = LLMBackend(self.llm_config, clients=make_clients(self.llm_config, self.limiter, answers))
+            self._llm = LLMBackend(
+                self.llm_config, clients=make_clients(self.llm_config, self.limiter, answers), requests=requests
+            )
 
     @property
     def llm(self) -> LLMBackend:
