@@ -21,6 +21,7 @@ from extractor.backends import rules
 from extractor.backends.llm import LLMBackend
 from extractor.document import Document
 from extractor.extraction import AskedBlock, Extraction
+from extractor.findings import Validation
 from extractor.llm.client import EndpointError, LLMError
 from extractor.llm.merge import amounts, merge, prune
 from extractor.schemas.concepts import iter_located_facts
@@ -40,9 +41,8 @@ class Plan:
     """The rules extraction (its provenance naming the blocks to ask about) and what the merge needs."""
 
     ruled: Extraction
+    validation: Validation  # the rules extraction's, against the document (coverage and errors before the merge)
     blamed: list[Span]  # blocks sent for an error finding: there the LLM's reading replaces the rules'
-    coverage: Decimal | None  # the rules extraction's, for the summary after the merge
-    errors: int
 
     @property
     def asked(self) -> list[AskedBlock]:
@@ -85,16 +85,19 @@ def plan(document: Document) -> Plan:
     if not chosen:
         ruled.warnings.append("hybrid: rules left no number of the note unexplained and no error; no LLM call")
     blamed = [(units[at][2], units[at][3]) for at in blamers]
-    return Plan(ruled, blamed, validation.coverage, len(validation.errors))
+    return Plan(ruled, validation, blamed)
 
 
-def combine(planned: Plan, asked: Extraction | LLMError, document: Document) -> Extraction:
-    """The rules extraction with the LLM's reading of the blocks sent (kept as it is if the LLM failed)."""
+def combine(planned: Plan, asked: Extraction | LLMError, document: Document, validated: bool = False) -> Extraction:
+    """The rules extraction with the LLM's reading of the blocks sent (kept as it is if the LLM failed);
+    `validated`: with the validation of the result attached (computed here anyway)."""
     ruled = planned.ruled
     sent = f"{len(planned.asked)} block(s) sent ({', '.join(f'{b.kind} {b.index + 1}' for b in planned.asked)})"
     if isinstance(asked, LLMError):
         ruled.warnings.append(f"hybrid: {sent}; the LLM failed ({asked}); the rules extraction is kept as it is")
         ruled.usage = asked.usage
+        if validated:
+            ruled.validation = planned.validation
         return ruled
     protected = [span for a in amounts(ruled.note) if (span := _span(a)) and not _overlaps(span, planned.blamed)]
     ungrounded = sum(a.source is None for a in amounts(asked.note))
@@ -122,36 +125,48 @@ def combine(planned: Plan, asked: Extraction | LLMError, document: Document) -> 
     merged.warnings.append(
         f"hybrid: {sent}; the LLM read {len(new)} value(s), {replaced} of them in place of rules readings in blocks with an error"
         + (f", {ungrounded} it gave with no span in its block left out" if ungrounded else "")
-        + f"; coverage {_share(planned.coverage)} -> {_share(after.coverage)}, errors {planned.errors} -> {len(after.errors)}"
+        + f"; coverage {_share(planned.validation.coverage)} -> {_share(after.coverage)}, "
+        + f"errors {len(planned.validation.errors)} -> {len(after.errors)}"
     )
+    if validated:
+        merged.validation = after
     return merged
 
 
-def extract(document: Document, llm: LLMBackend) -> Extraction:
+def extract(document: Document, llm: LLMBackend, validated: bool = False) -> Extraction:
+    """Rules, then the LLM for the blocks rules fell short on. `validated`: with the validator's findings
+    against the document attached, from the validation this backend runs anyway (none run twice)."""
     planned = plan(document)
     if not planned.asked:
-        return planned.ruled
+        return _ruled(planned, validated)
     try:
         asked: Extraction | LLMError = llm.extract(document, blocks=block_spans(planned))
     except EndpointError:
         raise
     except LLMError as error:
         asked = error
-    return combine(planned, asked, document)
+    return combine(planned, asked, document, validated)
 
 
-async def aextract(document: Document, llm: LLMBackend) -> Extraction:
+async def aextract(document: Document, llm: LLMBackend, validated: bool = False) -> Extraction:
     """As `extract`, with the LLM on the async client (bulk runs)."""
     planned = plan(document)
     if not planned.asked:
-        return planned.ruled
+        return _ruled(planned, validated)
     try:
         asked: Extraction | LLMError = await llm.aextract(document, blocks=block_spans(planned))
     except EndpointError:
         raise
     except LLMError as error:
         asked = error
-    return combine(planned, asked, document)
+    return combine(planned, asked, document, validated)
+
+
+def _ruled(planned: Plan, validated: bool) -> Extraction:
+    """The rules extraction as it is (nothing to ask), with its validation when `validated`."""
+    if validated:
+        planned.ruled.validation = planned.validation
+    return planned.ruled
 
 
 def block_spans(planned: Plan) -> list[Span]:

@@ -7,8 +7,10 @@ one. So the same logic serves a single file and a concurrent batch.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection, Generator
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -16,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from extractor import __version__
 from extractor.document import Document
 from extractor.extraction import Extraction, Filing, Provenance
-from extractor.findings import Finding
+from extractor.findings import Finding, Validation
 from extractor.llm.blocks import note_blocks
 from extractor.llm.client import Clients, EndpointError, LLMError, explain, make_clients
 from extractor.llm.config import LLMConfig
@@ -49,10 +51,19 @@ class Ask:
 class LLMBackend:
     """Extract with any OpenAI-compatible endpoint; clients are made on first use."""
 
-    def __init__(self, config: LLMConfig, prompt: Prompt | None = None, clients: Clients | None = None) -> None:
+    def __init__(
+        self,
+        config: LLMConfig,
+        prompt: Prompt | None = None,
+        clients: Clients | None = None,
+        requests: int | None = None,
+    ) -> None:
         self.config = config
         self.prompt = prompt or load_prompt(config.prompt)
         self._clients = clients
+        # At most this many async requests at the endpoint at once (a bulk worker's share of --concurrency):
+        # the documents it holds beyond that are prepared, grounded and validated meanwhile.
+        self._requests = asyncio.Semaphore(requests) if requests is not None else None
 
     @property
     def clients(self) -> Clients:
@@ -60,20 +71,22 @@ class LLMBackend:
             self._clients = make_clients(self.config)
         return self._clients
 
-    def extract(self, document: Document, blocks: Spans | None = None) -> Extraction:
+    def extract(self, document: Document, blocks: Spans | None = None, validated: bool = False) -> Extraction:
         """Extract one document; with `blocks`, only the tables and paragraphs overlapping those spans, one
-        request each whatever the prompt's unit (the hybrid backend's questions)."""
+        request each whatever the prompt's unit (the hybrid backend's questions). `validated`: with the
+        validator's findings against the document attached, reusing the re-ask check when it validated
+        the very note returned (a bulk run then validates each document once, not twice)."""
         with counting() as usage:
-            plan = self._plan(document, blocks, usage)
+            plan = self._plan(document, blocks, usage, validated)
             step = _advance(plan, None)
             while isinstance(step, Ask):
                 step = _advance(plan, self._complete(step))
             return step
 
-    async def aextract(self, document: Document, blocks: Spans | None = None) -> Extraction:
+    async def aextract(self, document: Document, blocks: Spans | None = None, validated: bool = False) -> Extraction:
         """As `extract`, on the async client: run many documents concurrently with asyncio.gather."""
         with counting() as usage:
-            plan = self._plan(document, blocks, usage)
+            plan = self._plan(document, blocks, usage, validated)
             step = _advance(plan, None)
             while isinstance(step, Ask):
                 step = _advance(plan, await self._acomplete(step))
@@ -90,7 +103,12 @@ class LLMBackend:
     async def _acomplete(self, ask: Ask) -> BaseModel | LLMError:
         try:
             kwargs = self.clients.create_kwargs(ask.messages, ask.response_model)
-            return await self.clients.run_async.chat.completions.create(**kwargs)
+            if self._requests is None:
+                return await self.clients.run_async.chat.completions.create(**kwargs)
+            async with self._requests:
+                answer = await self.clients.run_async.chat.completions.create(**kwargs)
+            await asyncio.sleep(0)  # a document waiting for the freed request sends it before this one is grounded
+            return answer
         except Exception as error:
             return self._failure(ask, error)
 
@@ -105,9 +123,11 @@ class LLMBackend:
 
     def questions(self, document: Document, blocks: Spans | None = None) -> list[Ask]:
         """The first question for each part of the note (or each of `blocks`): what a Batch API file holds for the document."""
-        return [ask for _, ask in self._questions(document, blocks)[0]]
+        return [ask for _, ask in self._questions(document, blocks, _fiscal_end(document))[0]]
 
-    def _questions(self, document: Document, blocks: Spans | None) -> tuple[list[tuple[Section, Ask]], list[str]]:
+    def _questions(
+        self, document: Document, blocks: Spans | None, fiscal_end: date
+    ) -> tuple[list[tuple[Section, Ask]], list[str]]:
         """One question per piece of the note with content (a part of the note, or one table or paragraph
         for prompts whose unit is 'block'), and the warnings about what was read."""
         section = find_note(document)
@@ -121,12 +141,13 @@ class LLMBackend:
             warnings.append(f"read {section.why}, offsets {section.start}-{section.end}, in {len(pieces)} {unit}")
         elif "whole document" not in section.why:
             warnings.append(section.why)
-        fiscal_end = infer_fiscal_end(document.read_text, document.metadata.fiscal_period_end).isoformat()
         title = document.metadata.title or section.title or document.id
         asks = []
         for piece, content, response_model, parts in pieces:
             focus = f"Fill only these parts of the schema: {', '.join(sorted(parts))}." if parts else ""
-            messages = self.prompt.messages(title=title, fiscal_year_end=fiscal_end, focus=focus, content=content)
+            messages = self.prompt.messages(
+                title=title, fiscal_year_end=fiscal_end.isoformat(), focus=focus, content=content
+            )
             asks.append((piece, Ask(messages, response_model, optional=by_block)))
         return asks, warnings
 
@@ -157,13 +178,17 @@ class LLMBackend:
         ]
 
     def _plan(
-        self, document: Document, blocks: Spans | None, usage: Usage
+        self, document: Document, blocks: Spans | None, usage: Usage, validated: bool = False
     ) -> Generator[Ask, BaseModel | LLMError, Extraction]:
         tables, _ = layout(document)
         aligner = Aligner(document, tables)
         source = SourceText.of(document)  # the validator's view of the document, built once for every re-ask
-        fiscal_end = infer_fiscal_end(document.read_text, document.metadata.fiscal_period_end)
-        questions, warnings = self._questions(document, blocks)
+        fiscal_end = _fiscal_end(document)
+        questions, warnings = self._questions(document, blocks, fiscal_end)
+        # One question whose answer is the extraction: its re-ask check can be the final validation
+        # (against the whole document) when the note it checks is the one returned.
+        final_check = validated and len(questions) == 1
+        checked: tuple[StockCompensationNote, Validation] | None = None  # a note and its final validation
         notes: list[StockCompensationNote] = []
         failed: list[str] = []
         for chunk, first in questions:
@@ -179,7 +204,12 @@ class LLMBackend:
                     raise
                 failed.append(f"{chunk.why}: {error}")  # one block failed: the others still count
                 continue
-            errors = self._errors(note, source) if self.config.feedback_reasks else []  # no re-asks: no need to know
+            if self.config.feedback_reasks:  # no re-asks: no need to know
+                validation, whole = self._check(note, document, source, final_check)
+                checked = (note, validation) if whole else None
+                errors = _worth_a_reask(validation)
+            else:
+                errors = []
             for _ in range(self.config.feedback_reasks):
                 if not errors:
                     break
@@ -194,9 +224,11 @@ class LLMBackend:
                     warnings.append(f"the re-ask with the validator's findings failed ({retried}); first answer kept")
                     break
                 retried_note, retried_problems = self._ground(retried, document, aligner, within)
-                retried_errors = self._errors(retried_note, source)
+                retried_check, whole = self._check(retried_note, document, source, final_check)
+                retried_errors = _worth_a_reask(retried_check)
                 if len(retried_errors) > len(errors):
                     break  # the re-ask made it worse: keep the first answer
+                checked = (retried_note, retried_check) if whole else None
                 messages, answer, note, problems, errors = (
                     asked,
                     retried,
@@ -214,7 +246,12 @@ class LLMBackend:
         warnings.extend(f"parts of the note disagree: {c}" for c in conflicts)
         if not note.fiscal_year_ends:
             note.fiscal_year_ends = note.years_reported(fiscal_end)
-        return self._extraction(document, note, len(tables), warnings, usage)
+        extraction = self._extraction(document, note, len(tables), warnings, usage)
+        if validated:
+            extraction.validation = (
+                checked[1] if checked is not None and checked[0] is note else validate(extraction, document)
+            )
+        return extraction
 
     def _ground(
         self, answer: BaseModel, document: Document, aligner: Aligner, within: tuple[int, int]
@@ -230,13 +267,18 @@ class LLMBackend:
             ) from error
         return note, grounder.problems  # type: ignore[return-value]
 
-    def _errors(self, note: StockCompensationNote, source: SourceText) -> list[Finding]:
-        """Errors worth a re-ask. An empty answer is not one: a part of a split note may rightly
-        hold nothing, and the merged extraction is checked for emptiness as a whole."""
+    def _check(
+        self, note: StockCompensationNote, document: Document, source: SourceText, final: bool
+    ) -> tuple[Validation, bool]:
+        """The validator on one answer, and whether it ran against the whole document. A re-ask needs only
+        the document's text; when this answer may be the extraction (`final`) and the note will be returned
+        as it is (it names its fiscal year ends, else the plan fills them in), the whole document, coverage
+        included, so that the check is also the extraction's validation."""
         extraction = Extraction(
             document_id="", document_path="", document_sha256="", note=note, provenance=self._provenance()
         )
-        return [f for f in validate(extraction, source).errors if f.rule != "coverage.empty"]
+        whole = final and bool(note.fiscal_year_ends)
+        return validate(extraction, document if whole else source), whole
 
     def _provenance(self) -> Provenance:
         return Provenance(
@@ -264,6 +306,11 @@ class LLMBackend:
         )
 
 
+def _fiscal_end(document: Document) -> date:
+    """The fiscal year end the note reports (the prompt names it; an answer without years gets it)."""
+    return infer_fiscal_end(document.read_text, document.metadata.fiscal_period_end)
+
+
 def _advance(
     plan: Generator[Ask, BaseModel | LLMError, Extraction], answer: BaseModel | LLMError | None
 ) -> Ask | Extraction:
@@ -272,6 +319,13 @@ def _advance(
         return plan.send(answer)  # type: ignore[arg-type]  # None starts a fresh generator
     except StopIteration as done:
         return done.value
+
+
+def _worth_a_reask(validation: Validation) -> list[Finding]:
+    """Errors worth a re-ask: not coverage. An empty answer is no reason (a part of a split note may
+    rightly hold nothing; the merged extraction is checked for emptiness as a whole), nor are numbers
+    of the document left unread (only a check against the whole document reports them)."""
+    return [f for f in validation.errors if not f.rule.startswith("coverage.")]
 
 
 def _feedback(errors: list[Finding]) -> dict[str, str]:

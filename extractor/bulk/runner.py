@@ -84,9 +84,9 @@ class BulkRun:
         self.stop = asyncio.Event()
         if step.backend is BackendName.rules:  # CPU-bound: one document at a time per worker
             self.pool = WorkerPool(workers, step, concurrency=workers)
-        else:  # the LLM waits: `concurrency` documents at once in all, shared out between the workers
+        else:  # the LLM waits: `concurrency` requests at once in all, shared out between the workers
             self.pool = WorkerPool(workers, step, concurrency=concurrency)
-        self.window = sum(self.pool.shares) + self.pool.count  # and one more waiting in each worker
+        self.window = sum(self.pool.capacities) + self.pool.count  # and one more waiting in each worker
         self._seen: set[str] = set()
         self._stop_message: str | None = None
         self._slots = asyncio.Semaphore(self.window)  # a document holds one from reading until it is written

@@ -115,15 +115,18 @@ class Step:
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_llm": None}
 
-    def prepare(self) -> None:
-        """Make the LLM client (once per process); raises what a bad prompt or key raises."""
+    def prepare(self, requests: int | None = None) -> None:
+        """Make the LLM client (once per process), with at most `requests` of its requests at the endpoint
+        at once (a worker's share of --concurrency); raises what a bad prompt or key raises."""
         if self.llm_config is not None and self._llm is None:
             answers: RequestRecorder | BatchAnswers | None = None
             if self.export:
                 answers = RequestRecorder()
             elif self.results is not None:
                 answers = BatchAnswers(self.results.path, self.results.index)
-            self._llm = LLMBackend(self.llm_config, clients=make_clients(self.llm_config, self.limiter, answers))
+            self._llm = LLMBackend(
+                self.llm_config, clients=make_clients(self.llm_config, self.limiter, answers), requests=requests
+            )
 
     @property
     def llm(self) -> LLMBackend:
@@ -158,9 +161,9 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
     enter("extract")
     try:
         if step.backend is BackendName.hybrid:
-            extraction = await hybrid.aextract(loaded.document, step.llm)
+            extraction = await hybrid.aextract(loaded.document, step.llm, validated=True)
         else:
-            extraction = await step.llm.aextract(loaded.document)
+            extraction = await step.llm.aextract(loaded.document, validated=True)
     except EndpointError as error:
         return Stop(job.key, str(error))
     except LLMError as error:
@@ -201,6 +204,7 @@ def _export(loaded: Loaded, step: Step) -> Rendered:
         if step.backend is BackendName.hybrid:
             planned = hybrid.plan(loaded.document)
             if not planned.asked:
+                planned.ruled.validation = planned.validation  # what finish would find again
                 return finish(loaded, planned.ruled)
             blocks = hybrid.block_spans(planned)
         lines = request_lines(step.llm, loaded.document, blocks)
@@ -240,12 +244,15 @@ def load_job(job: Job) -> Loaded | Rendered:
 
 
 def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
-    """Validate and render: done when it passes, for review when it does not."""
+    """Validate and render: done when it passes, for review when it does not. An extraction that comes
+    validated against this document (the LLM and hybrid backends asked with `validated=True` reuse the
+    check they made anyway) is not validated again; its validation time is then in extract_seconds."""
     job, document = loaded.job, loaded.document
     started = time.perf_counter()
     enter("validate")
     try:
-        extraction.validation = validate(extraction, document)
+        if extraction.validation is None:
+            extraction.validation = validate(extraction, document)
     except Exception as error:
         return failure(job, "validate", INTERNAL_ERROR.format(error=repr(error)))
     timing = {**loaded.timing, "validate_seconds": time.perf_counter() - started}

@@ -1,10 +1,15 @@
 """Worker processes, each with its own event loop: the whole of a document's work happens in one.
 
 Why processes with event loops, not a plain process pool: on the LLM path each document spends
-~300 ms or more waiting on the endpoint and ~25 ms of CPU (the openai and instructor clients,
-grounding quotes, validating). One process can wait on many requests at once, but its CPU caps it
-at ~40 documents/s; a pool of synchronous workers would wait on one request each. So every worker
-runs its share of the run's concurrency on its own loop, and the workers together use every core.
+~300 ms or more waiting on the endpoint and ~20 ms of CPU (validating, the openai and instructor
+clients, grounding quotes, rendering). One process can wait on many requests at once, but its CPU
+caps it at ~50 documents/s; a pool of synchronous workers would wait on one request each. So every
+worker runs its share of the run's concurrency on its own loop, and the workers together use every core.
+
+The share counts requests at the endpoint, not documents: a worker holds up to twice its share of
+LLM documents, so that while `share` of them wait on the endpoint the others are read, prepared,
+grounded and validated, and a request that ends is followed at once by the next document's. A run
+is then bound by the endpoint (concurrency / latency) as long as the CPU keeps up.
 
 The main process only reads, hashes, hands out jobs (to the least busy worker) and writes. Jobs
 and results travel over one-way pipes whose other ends each side closes, so when either side
@@ -50,6 +55,8 @@ KILL_GRACE = (
     10.0  # seconds past the deadline before a worker that waits (LLM) is killed: it cancels the document itself
 )
 STAGE_BYTES = 16
+DOCUMENTS_PER_REQUEST = 2  # LLM documents a worker holds per request it may have at the endpoint
+
 
 Handler = Callable[[Job, Step], Any]  # async: a Job to its Rendered or Stop
 
@@ -58,7 +65,8 @@ Handler = Callable[[Job, Step], Any]  # async: a Job to its Rendered or Stop
 class _Worker:
     process: Any
     outbox: queue.Queue[tuple[int, Job | str] | None]  # drained into the worker's job pipe by a sender thread
-    share: int  # documents it runs at once
+    share: int  # requests it has at the endpoint at once
+    capacity: int  # documents it holds at once
     stage: Any  # shared bytes: the stage its current document is in (work.enter)
     solo: bool = False  # started for one retried job
     closing: bool = False
@@ -69,13 +77,15 @@ class _Worker:
 class WorkerPool:
     """`await pool.run(job)`: the job's outcome, from the least busy worker.
 
-    `concurrency` documents run at once in all, shared out between at most `count` workers.
+    `concurrency` requests at once in all (documents on the rules backend), shared out between at most
+    `count` workers; an LLM worker holds twice its share of documents (see the module's docstring).
     """
 
     def __init__(self, count: int, step: Step, concurrency: int, handler: Handler = handle) -> None:
         self.count = max(1, min(count, concurrency))
         self.step = step
         self.shares = [concurrency // self.count + (i < concurrency % self.count) for i in range(self.count)]
+        self.per_request = 1 if step.backend is BackendName.rules else DOCUMENTS_PER_REQUEST
         self.handler = handler
         self._tickets = itertools.count()
         self._held: dict[
@@ -104,7 +114,7 @@ class WorkerPool:
             raise RuntimeError(
                 f"no worker process stays alive ({MAX_DEATHS_IN_A_ROW} died in a row); see the errors above"
             )
-        chosen = min(pool, key=lambda worker_id: len(self._held[worker_id]) / self._workers[worker_id].share)
+        chosen = min(pool, key=lambda worker_id: len(self._held[worker_id]) / self._workers[worker_id].capacity)
         return await self._send(chosen, job, retried=False)
 
     async def close(self) -> None:
@@ -155,19 +165,29 @@ class WorkerPool:
         worker.overdue = True
         worker.process.kill()  # _ended replaces it and retries what else it held
 
+    @property
+    def capacities(self) -> list[int]:
+        """Documents each worker holds at once."""
+        return [share * self.per_request for share in self.shares]
+
     def _start(self, share: int, solo: bool = False, on_probation: bool = False) -> int:
         worker_id = next(self._ids)
         jobs_in, jobs_out = CONTEXT.Pipe(duplex=False)
         results_in, results_out = CONTEXT.Pipe(duplex=False)
         stage = CONTEXT.Array("c", STAGE_BYTES, lock=False)
+        capacity = share * self.per_request
         process = CONTEXT.Process(
-            target=_serve, args=(self.step, share, self.handler, jobs_in, results_out, os.getpid(), stage), daemon=True
+            target=_serve,
+            args=(self.step, share, capacity, self.handler, jobs_in, results_out, os.getpid(), stage),
+            daemon=True,
         )
         _start_forkserver()
         process.start()
         jobs_in.close()  # the worker's ends: closed here, so its death reads as end-of-file
         results_out.close()
-        self._workers[worker_id] = _Worker(process, queue.Queue(), share, stage, solo, on_probation=on_probation)
+        self._workers[worker_id] = _Worker(
+            process, queue.Queue(), share, capacity, stage, solo, on_probation=on_probation
+        )
         self._held[worker_id] = {}
         threading.Thread(target=_sender, args=(self._workers[worker_id].outbox, jobs_out), daemon=True).start()
         threading.Thread(target=self._listen, args=(worker_id, results_in), daemon=True).start()
@@ -273,9 +293,17 @@ def _sender(outbox: queue.Queue[tuple[int, Job | str] | None], jobs: Connection)
 
 
 def _serve(
-    step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int, stage: Any
+    step: Step,
+    share: int,
+    capacity: int,
+    handler: Handler,
+    jobs: Connection,
+    results: Connection,
+    parent: int,
+    stage: Any,
 ) -> None:
-    """A worker process: run jobs `share` at a time until the main process says finish or is gone."""
+    """A worker process: run jobs `capacity` at a time, with at most `share` requests at the endpoint,
+    until the main process says finish or is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C and SIGTERM reach the whole process group:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the main process decides, and finishes what is in flight
 
@@ -283,17 +311,18 @@ def _serve(
         stage.value = name.encode("ascii", "replace")[: STAGE_BYTES - 1]
 
     work.process_stage = say
-    asyncio.run(_serve_async(step, share, handler, jobs, results, parent))
+
+    asyncio.run(_serve_async(step, share, capacity, handler, jobs, results, parent))
 
 
 async def _serve_async(
-    step: Step, share: int, handler: Handler, jobs: Connection, results: Connection, parent: int
+    step: Step, share: int, capacity: int, handler: Handler, jobs: Connection, results: Connection, parent: int
 ) -> None:
     threading.Thread(target=_watch, args=(parent,), daemon=True).start()
     loop = asyncio.get_running_loop()
-    slots = asyncio.Semaphore(share)
+    slots = asyncio.Semaphore(capacity)
     running: set[asyncio.Task[None]] = set()
-    step.prepare()
+    step.prepare(requests=share)
 
     async def one(ticket: int, job: Job | str) -> None:
         try:

@@ -18,6 +18,7 @@ import openai
 from instructor.core import InstructorRetryException
 
 from extractor.errors import ExtractorError
+from extractor.llm import model_checks
 from extractor.llm.cassettes import CacheMode, CassetteMiss, Cassettes
 from extractor.llm.config import LLMConfig, StructuredMode
 from extractor.llm.limits import RateLimiter
@@ -96,6 +97,7 @@ def make_clients(config: LLMConfig, limiter: RateLimiter | None = None, answers:
     sync_client = openai.OpenAI(api_key=key, http_client=httpx2.Client(transport=sync_transport), **common)
     async_client = openai.AsyncOpenAI(api_key=key, http_client=httpx2.AsyncClient(transport=async_transport), **common)
     mode = MODES[config.mode]
+    model_checks.install()  # instructor's walk of the response model: once per model, not seven times a request
     clients = Clients(
         instructor.from_openai(sync_client, mode=mode), instructor.from_openai(async_client, mode=mode), config
     )

@@ -10,6 +10,7 @@ passing as trusted.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -108,12 +109,28 @@ class Aligner:
             for table in tables
             for row in table.rows
         ]
-        self.normalized, self.offsets = _normalize(self.text)
+        self.labelled: dict[
+            str, list[int]
+        ] = {}  # normalized label -> its rows, in order: a quote's label looked up, not scanned for
+        for index, (label, _) in enumerate(self.rows):
+            self.labelled.setdefault(label, []).append(index)
+        self.finders: tuple[tuple[AlignmentMethod, Finder], ...] = (  # in the order they are tried
+            ("table", self._in_table),
+            ("exact", self._exact),
+            ("normalized", self._normalized),
+            ("fuzzy", self._fuzzy),
+        )
         self.numbers: dict[Decimal, list[tuple[int, int, int]]] = {}
         for match in _DIGITS.finditer(self.text):
             digits = match.group()
             decimals = len(digits.split(".")[1]) if "." in digits else 0
             self.numbers.setdefault(Decimal(digits.replace(",", "")), []).append((match.start(), match.end(), decimals))
+
+    @functools.cached_property
+    def _folded(self) -> tuple[str, list[int]]:
+        """The normalized text and its offsets: built for the first quote that is neither a table row
+        nor verbatim (most are one or the other)."""
+        return _normalize(self.text)
 
     def align(self, quote: str, printed: Printed, within: tuple[int, int] | None = None) -> Alignment:
         """The span of the printed number the quote points at, or why there is none.
@@ -125,14 +142,8 @@ class Aligner:
         if not places:
             return Alignment(None, "unaligned", f"the number '{_show(printed)}' is printed nowhere in the document")
         nearby = [p for p in places if within and within[0] <= p[0] < within[1]]
-        finders: tuple[tuple[AlignmentMethod, Finder], ...] = (
-            ("table", self._in_table),
-            ("exact", self._exact),
-            ("normalized", self._normalized),
-            ("fuzzy", self._fuzzy),
-        )
         for candidates in (nearby, places) if nearby else (places,):
-            for method, finder in finders:
+            for method, finder in self.finders:
                 found = finder(quote, candidates)
                 if found is not None:
                     start, end = found
@@ -152,17 +163,22 @@ class Aligner:
         return sorted(places, key=lambda p: self.text[p[0] : p[1]] != printed.digits)
 
     def _in_table(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
-        parts = [_fold(part).strip() for part in quote.split("|")]
-        labels = [part for part in parts[:-1] if part]
+        labels = [
+            label for part in quote.split("|")[:-1] if (label := _fold(part).strip())
+        ]  # the last part is the cell
         if not labels:
             return None
         wanted = set(places)
-        for matches in (_same_label, _overlapping_label):  # "RSUs granted" is the RSU row, not the options' "Granted"
-            for label, spans in self.rows:
-                if any(matches(part, label) for part in labels):
-                    found = next((span for span in spans if span in wanted), None)
-                    if found is not None:
-                        return found
+        # A row the quote names exactly first: "RSUs granted" is the RSU row, not the options' "Granted".
+        for index in sorted({index for part in labels for index in self.labelled.get(part, ())}):
+            found = next((span for span in self.rows[index][1] if span in wanted), None)
+            if found is not None:
+                return found
+        for label, spans in self.rows:
+            if any(_overlapping_label(part, label) for part in labels):
+                found = next((span for span in spans if span in wanted), None)
+                if found is not None:
+                    return found
         return None
 
     def _exact(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
@@ -170,10 +186,8 @@ class Aligner:
 
     def _normalized(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
         needle = _fold(quote).strip()
-        spans = [
-            (self.offsets[start], self.offsets[start + len(needle) - 1] + 1)
-            for start in _starts(self.normalized, needle)
-        ]
+        normalized, offsets = self._folded
+        spans = [(offsets[start], offsets[start + len(needle) - 1] + 1) for start in _starts(normalized, needle)]
         return _first_inside(places, spans)
 
     def _fuzzy(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
@@ -253,10 +267,6 @@ class Grounder:
             source=alignment.span,
             quote=quoted.quote,
         )
-
-
-def _same_label(part: str, label: str) -> bool:
-    return part == label
 
 
 def _overlapping_label(part: str, label: str) -> bool:

@@ -1,0 +1,238 @@
+"""The LLM path does each piece of work once: counted, never timed.
+
+A bulk run validates a document once (the re-ask check is the validation when it checked the note
+returned), and instructor walks a response model once per process, not seven times a request.
+Whatever is reused must equal what would have been computed again: each test compares with a fresh
+validation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import weakref
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixture_paths import FIXTURES
+from llm_server import ScriptedServer, tool_reply
+from scripted_answers import quoted_answer
+
+from extractor import validator
+from extractor.backends import hybrid, rules
+from extractor.backends import llm as llm_backend
+from extractor.backends.choice import BackendName
+from extractor.backends.llm import LLMBackend, _worth_a_reask
+from extractor.bulk import work
+from extractor.bulk.work import Job, Rendered, Step, handle
+from extractor.llm import model_checks
+from extractor.llm.config import LLMConfig
+from extractor.llm.response_model import quoted_view
+from extractor.loaders import load
+from extractor.schemas.stock_compensation import StockCompensationNote
+from extractor.validator import SourceText, validate
+
+SEED = FIXTURES / "002_59f0e0194afd947c.txt"
+REAL = Path(__file__).resolve().parents[1] / "evals" / "suites" / "real" / "documents"
+GGHO = REAL / "ggho-10q-2014q3.html"  # hybrid asks about one paragraph
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as running:
+        yield running
+
+
+@pytest.fixture
+def validations(monkeypatch) -> Counter[str]:
+    """Every call of the validator, by the module that made it."""
+    calls: Counter[str] = Counter()
+    for module in (llm_backend, work, hybrid):
+        monkeypatch.setattr(module, "validate", _counting(calls, module.__name__))
+    return calls
+
+
+def _counting(calls: Counter[str], name: str) -> Any:
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls[name] += 1
+        return validator.validate(*args, **kwargs)
+
+    return counted
+
+
+def settings(server: ScriptedServer, **overrides: Any) -> LLMConfig:
+    values = {"base_url": server.base_url, "model": "scripted", "cache": "off", "retry_wait": 0.01, **overrides}
+    return LLMConfig.model_validate(values)
+
+
+def answer(path: Path = SEED) -> dict[str, Any]:
+    document = load(path)
+    return quoted_answer(rules.extract(document), document)
+
+
+def run_one(path: Path, step: Step) -> Rendered:
+    """One document through a worker's whole work (load, extract, validate, render)."""
+    outcome = asyncio.run(handle(Job("key", str(path), path.stem, path.read_bytes()), step))
+    assert isinstance(outcome, Rendered) and outcome.record is not None
+    return outcome
+
+
+def recorded_findings(rendered: Rendered) -> list[dict[str, Any]]:
+    assert rendered.record is not None
+    return json.loads(rendered.record)["extraction"]["validation"]["findings"]
+
+
+def fresh_findings(rendered: Rendered, path: Path) -> list[dict[str, Any]]:
+    """What validating the recorded extraction again against its document finds."""
+    from extractor.extraction import Extraction
+
+    assert rendered.record is not None
+    extraction = Extraction.model_validate(json.loads(rendered.record)["extraction"])
+    return validate(extraction, load(path)).model_dump(mode="json")["findings"]
+
+
+def test_a_bulk_document_is_validated_once_and_as_a_second_validation_would(server, validations):
+    server.script.append(tool_reply(answer()))
+    rendered = run_one(SEED, Step(BackendName.llm, llm_config=settings(server)))
+    assert sum(validations.values()) == 1 and len(server.requests) == 1
+    assert json.loads(rendered.record or "")["status"] == "done"
+    assert recorded_findings(rendered) == fresh_findings(rendered, SEED)
+
+
+def test_after_a_reask_the_kept_answers_check_is_its_validation(server, validations):
+    good = answer()
+    wrong = json.loads(json.dumps(good))
+    wrong["award_activity"][0]["rows"][4]["count"]["printed"] = "2,831"  # a roll-forward that does not add up
+    server.script += [tool_reply(wrong), tool_reply(good)]
+    rendered = run_one(SEED, Step(BackendName.llm, llm_config=settings(server)))
+    assert len(server.requests) == 2 and "2,831" in server.requests[1]["messages"][-1]["content"]
+    assert sum(validations.values()) == 2  # each answer checked once; the second check is the validation
+    assert recorded_findings(rendered) == fresh_findings(rendered, SEED)
+
+
+def test_a_reask_that_does_not_help_keeps_the_first_answers_check(server, validations):
+    wrong = answer()
+    wrong["award_activity"][0]["rows"][4]["count"]["printed"] = "2,831"
+    server.script += [tool_reply(wrong), tool_reply(wrong)]
+    rendered = run_one(SEED, Step(BackendName.llm, llm_config=settings(server)))
+    assert sum(validations.values()) == 2 and json.loads(rendered.record or "")["status"] == "review"
+    assert recorded_findings(rendered) == fresh_findings(rendered, SEED)
+
+
+def test_an_answer_without_fiscal_years_is_validated_again_once_they_are_filled_in(server, validations):
+    unnamed = answer()
+    unnamed.pop("fiscal_year_ends")
+    server.script.append(tool_reply(unnamed))
+    rendered = run_one(SEED, Step(BackendName.llm, llm_config=settings(server)))
+    assert json.loads(rendered.record or "")["extraction"]["note"]["fiscal_year_ends"]  # filled by the plan
+    assert validations == {llm_backend.__name__: 2}  # the re-ask check saw no years: not the validation
+    assert recorded_findings(rendered) == fresh_findings(rendered, SEED)
+
+
+def test_without_feedback_reasks_the_only_validation_is_the_final_one(server, validations):
+    server.script.append(tool_reply(answer()))
+    rendered = run_one(SEED, Step(BackendName.llm, llm_config=settings(server, feedback_reasks=0)))
+    assert sum(validations.values()) == 1
+    assert recorded_findings(rendered) == fresh_findings(rendered, SEED)
+
+
+@pytest.mark.parametrize("path", [SEED, GGHO], ids=["no-call", "one-block"])
+def test_a_hybrid_document_is_not_validated_again_after_its_merge(server, validations, path):
+    server.script.append(tool_reply({"expense": []}))
+    rendered = run_one(path, Step(BackendName.hybrid, llm_config=settings(server)))
+    assert validations[work.__name__] == 0
+    assert validations[hybrid.__name__] == (1 if path == SEED else 2)  # the rules', then the merged extraction's
+    assert recorded_findings(rendered) == fresh_findings(rendered, path)
+
+
+def test_the_library_extraction_comes_unvalidated_unless_asked(server):
+    server.script += [tool_reply(answer()), tool_reply(answer())]
+    backend = LLMBackend(settings(server))
+    assert backend.extract(load(SEED)).validation is None
+    assert backend.extract(load(SEED), validated=True).validation is not None
+
+
+def test_a_reask_is_decided_on_the_same_errors_whole_document_or_text(server):
+    """The re-ask check against the whole document (coverage included) gives the same errors worth a
+    re-ask as against its text alone: the two differ only in coverage findings."""
+    for path in (SEED, FIXTURES / "000_a279831d03f6579a.txt", FIXTURES / "text" / "002_aligned.txt"):
+        document = load(path)
+        extraction = rules.extract(document)
+        whole, text = validate(extraction, document), validate(extraction, SourceText.of(document))
+        assert whole.coverage is not None and text.coverage is None
+        assert _worth_a_reask(whole) == _worth_a_reask(text)
+        assert _worth_a_reask(text) == [f for f in text.errors if f.rule != "coverage.empty"]
+
+
+def test_instructor_walks_a_response_model_once_per_process(server, monkeypatch):
+    walked: Counter[Any] = Counter()
+    assert model_checks.install() and model_checks._walk is not None
+    original = model_checks._walk
+    monkeypatch.setattr(model_checks, "_passed", weakref.WeakSet())
+
+    def walk(response_model: Any) -> None:
+        walked[response_model] += 1
+        original(response_model)
+
+    monkeypatch.setattr(model_checks, "_walk", walk)
+    schemas: Counter[str] = Counter()
+    view = quoted_view(StockCompensationNote)
+    build = view.model_json_schema
+
+    def counted_schema(*args: Any, **kwargs: Any) -> Any:
+        schemas["built"] += 1
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(view, "model_json_schema", counted_schema)
+    server.script += [tool_reply(answer()) for _ in range(3)]
+    backend = LLMBackend(settings(server))
+    for _ in range(3):
+        backend.extract(load(SEED))
+    assert len(server.requests) == 3
+    assert walked[view] == 1  # instructor asks seven times a request: 21 walks before
+    assert schemas["built"] <= 1  # instructor keeps the schema of a class it was given (none if built before)
+
+
+def test_a_model_instructor_refuses_is_refused_every_time(monkeypatch):
+    assert model_checks.install()
+    monkeypatch.setattr(model_checks, "_passed", weakref.WeakSet())
+
+    def refuse(response_model: Any) -> None:
+        raise ValueError("async validators are not supported")
+
+    monkeypatch.setattr(model_checks, "_walk", refuse)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="async validators"):
+            model_checks.check_once(StockCompensationNote)
+
+
+def _most_at_once(server: ScriptedServer, delay: float) -> int:
+    """The most requests the server was answering at once: each takes `delay` from its arrival, and the
+    next from the same client arrives only after an answer, so counting arrivals is exact (not timed)."""
+    arrivals = server.arrivals
+    return max(sum(1 for other in arrivals if start - delay < other <= start) for start in arrivals)
+
+
+def test_a_bulk_backend_has_at_most_its_share_of_requests_at_the_endpoint(server):
+    reply = tool_reply(answer())
+    reply.delay = 0.05
+    server.responder = lambda body: reply
+    backend = LLMBackend(settings(server), requests=2)
+
+    async def five() -> list[Any]:
+        return await asyncio.gather(*(backend.aextract(load(SEED), validated=True) for _ in range(5)))
+
+    extractions = asyncio.run(five())
+    assert len(server.requests) == 5 and all(e.validation is not None for e in extractions)
+    assert _most_at_once(server, reply.delay) == 2
+
+
+def test_an_llm_worker_holds_twice_its_share_of_documents_and_rules_one_each():
+    from extractor.bulk.workers import WorkerPool
+
+    llm = WorkerPool(2, Step(BackendName.llm, llm_config=LLMConfig()), concurrency=5)
+    assert llm.shares == [3, 2] and llm.capacities == [6, 4]
+    rules_pool = WorkerPool(2, Step(BackendName.rules), concurrency=2)
+    assert rules_pool.shares == rules_pool.capacities == [1, 1]
