@@ -160,7 +160,7 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
     if isinstance(loaded, Rendered):
         return loaded
     if step.export:
-        return _export(loaded, step)
+        return await step.llm.run(_export, loaded, step)  # computing, like the rest: one document at a time
     started = time.perf_counter()
     enter("extract")
     try:
