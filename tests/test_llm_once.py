@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import weakref
 from collections import Counter
 from pathlib import Path
@@ -236,3 +237,82 @@ def test_an_llm_worker_holds_twice_its_share_of_documents_and_rules_one_each():
     assert llm.shares == [3, 2] and llm.capacities == [6, 4]
     rules_pool = WorkerPool(2, Step(BackendName.rules), concurrency=2)
     assert rules_pool.shares == rules_pool.capacities == [1, 1]
+
+
+def test_a_workers_documents_compute_beside_its_event_loop_and_come_out_the_same(server, monkeypatch):
+    """In a worker (prepared with its share of requests), reading, grounding, validating and rendering
+    run in the worker's computing thread, not on the loop that serves the endpoint: same records."""
+    threads: Counter[str] = Counter()
+
+    def validated(*args: Any, **kwargs: Any) -> Any:
+        threads[threading.current_thread().name.split("_")[0]] += 1
+        return validator.validate(*args, **kwargs)
+
+    monkeypatch.setattr(llm_backend, "validate", validated)
+    server.script += [tool_reply(answer()), tool_reply(answer())]
+    inline = run_one(SEED, Step(BackendName.llm, llm_config=settings(server)))
+    worker_step = Step(BackendName.llm, llm_config=settings(server))
+    worker_step.prepare(requests=2)
+    beside = run_one(SEED, worker_step)
+    assert threads == {"MainThread": 1, "compute": 1}
+    assert untimed(beside) == untimed(inline) and beside.facts == inline.facts
+
+
+def untimed(rendered: Rendered) -> dict[str, Any]:
+    """A record without what the clock says (timings, seconds spent waiting on the endpoint)."""
+    record = json.loads(rendered.record or "")
+    record["timing"] = None
+    record["extraction"]["usage"]["latency_seconds"] = None
+    return record
+
+
+def test_a_computation_is_not_abandoned_when_its_document_times_out():
+    """A computation cannot be interrupted: the document's time limit waits for it to end (a
+    pathological one is killed with its worker), instead of reporting the document stopped while
+    its computation still holds the worker's thread."""
+    from extractor.bulk.compute import compute
+
+    ended = threading.Event()
+    started = threading.Event()
+
+    def slow() -> str:
+        started.set()
+        ended.wait(5)  # released from the loop once the time limit has fired
+        return "done"
+
+    async def limited() -> bool:
+        loop = asyncio.get_running_loop()
+        await_started = loop.run_in_executor(None, started.wait, 5)
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(None) as limit:
+                task = asyncio.ensure_future(compute(slow))
+                await await_started
+                limit.reschedule(loop.time())  # the limit fires now, mid-computation
+                loop.call_later(0.05, ended.set)
+                await task
+        return ended.is_set()
+
+    assert asyncio.run(limited())  # the TimeoutError came only after the computation ended
+
+
+def test_compute_returns_what_the_function_returns_or_raises_in_the_callers_context():
+    import contextvars
+
+    from extractor.bulk.compute import compute
+
+    seen: contextvars.ContextVar[str] = contextvars.ContextVar("seen", default="none")
+
+    def read() -> tuple[str, str]:
+        return seen.get(), threading.current_thread().name
+
+    def fail() -> None:
+        raise ValueError("computed badly")
+
+    async def both() -> tuple[str, str]:
+        seen.set("caller's")
+        with pytest.raises(ValueError, match="computed badly"):
+            await compute(fail)
+        return await compute(read)
+
+    value, thread = asyncio.run(both())
+    assert value == "caller's" and thread.startswith("compute")

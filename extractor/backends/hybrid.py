@@ -149,8 +149,8 @@ def extract(document: Document, llm: LLMBackend, validated: bool = False) -> Ext
 
 
 async def aextract(document: Document, llm: LLMBackend, validated: bool = False) -> Extraction:
-    """As `extract`, with the LLM on the async client (bulk runs)."""
-    planned = plan(document)
+    """As `extract`, with the LLM on the async client (bulk runs), computing where the LLM backend does."""
+    planned = await llm.run(plan, document)
     if not planned.asked:
         return _ruled(planned, validated)
     try:
@@ -159,7 +159,7 @@ async def aextract(document: Document, llm: LLMBackend, validated: bool = False)
         raise
     except LLMError as error:
         asked = error
-    return combine(planned, asked, document, validated)
+    return await llm.run(combine, planned, asked, document, validated)
 
 
 def _ruled(planned: Plan, validated: bool) -> Extraction:

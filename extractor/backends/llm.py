@@ -8,10 +8,10 @@ one. So the same logic serves a single file and a concurrent batch.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Generator
+from collections.abc import Awaitable, Callable, Collection, Generator
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -36,7 +36,11 @@ from extractor.validator import validate
 from extractor.validator.grounding import SourceText
 
 FEEDBACK_LIMIT = 20  # findings quoted back to the model in one re-ask
-Spans = Collection[tuple[int, int]]  # character ranges of the tables and paragraphs to ask about
+Spans = Collection[tuple[int, int]]
+T = TypeVar("T")
+Compute = Callable[
+    ..., Awaitable[Any]
+]  # runs a function somewhere else and awaits its result (bulk.compute)  # character ranges of the tables and paragraphs to ask about
 
 
 @dataclass
@@ -57,6 +61,7 @@ class LLMBackend:
         prompt: Prompt | None = None,
         clients: Clients | None = None,
         requests: int | None = None,
+        compute: Compute | None = None,
     ) -> None:
         self.config = config
         self.prompt = prompt or load_prompt(config.prompt)
@@ -64,6 +69,7 @@ class LLMBackend:
         # At most this many async requests at the endpoint at once (a bulk worker's share of --concurrency):
         # the documents it holds beyond that are prepared, grounded and validated meanwhile.
         self._requests = asyncio.Semaphore(requests) if requests is not None else None
+        self.compute = compute  # where aextract's computing runs (a bulk worker's thread); None: on the loop
 
     @property
     def clients(self) -> Clients:
@@ -87,10 +93,15 @@ class LLMBackend:
         """As `extract`, on the async client: run many documents concurrently with asyncio.gather."""
         with counting() as usage:
             plan = self._plan(document, blocks, usage, validated)
-            step = _advance(plan, None)
+            step = await self.run(_advance, plan, None)
             while isinstance(step, Ask):
-                step = _advance(plan, await self._acomplete(step))
+                answer = await self._acomplete(step)
+                step = await self.run(_advance, plan, answer)
             return step
+
+    async def run(self, func: Callable[..., T], *args: Any) -> T:
+        """`func(*args)` where this backend computes: its `compute`, else here on the loop."""
+        return func(*args) if self.compute is None else await self.compute(func, *args)
 
     def _complete(self, ask: Ask) -> BaseModel | LLMError:
         try:

@@ -21,6 +21,7 @@ from extractor.attempt import INTERNAL_ERROR
 from extractor.backends import hybrid, rules
 from extractor.backends.choice import BackendName
 from extractor.backends.llm import LLMBackend
+from extractor.bulk.compute import compute
 from extractor.bulk.manifest import Finished, Status
 from extractor.bulk.outputs import csv_rows
 from extractor.document import Document, LoadError
@@ -117,15 +118,18 @@ class Step:
 
     def prepare(self, requests: int | None = None) -> None:
         """Make the LLM client (once per process), with at most `requests` of its requests at the endpoint
-        at once (a worker's share of --concurrency); raises what a bad prompt or key raises."""
+        at once (a worker's share of --concurrency) and its computing in the worker's thread (compute.py);
+        raises what a bad prompt or key raises."""
         if self.llm_config is not None and self._llm is None:
             answers: RequestRecorder | BatchAnswers | None = None
             if self.export:
                 answers = RequestRecorder()
             elif self.results is not None:
                 answers = BatchAnswers(self.results.path, self.results.index)
+            clients = make_clients(self.llm_config, self.limiter, answers)
+            in_worker = requests is not None  # a worker's loop serves many documents: it computes beside them
             self._llm = LLMBackend(
-                self.llm_config, clients=make_clients(self.llm_config, self.limiter, answers), requests=requests
+                self.llm_config, clients=clients, requests=requests, compute=compute if in_worker else None
             )
 
     @property
@@ -152,11 +156,11 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
     """The whole of one document's work with the run's backend."""
     if step.backend is BackendName.rules:
         return run_rules(job)
-    loaded = load_job(job)
+    loaded = await step.llm.run(load_job, job)
     if isinstance(loaded, Rendered):
         return loaded
     if step.export:
-        return _export(loaded, step)
+        return await step.llm.run(_export, loaded, step)  # computing, like the rest: one document at a time
     started = time.perf_counter()
     enter("extract")
     try:
@@ -173,7 +177,7 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
     except Exception as error:
         return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
     loaded.timing["extract_seconds"] = time.perf_counter() - started
-    return finish(loaded, extraction)
+    return await step.llm.run(finish, loaded, extraction)
 
 
 async def within_limit(job: Job, step: Step, handler: Callable[[Job, Step], Any]) -> Rendered | Stop:

@@ -8,8 +8,9 @@ worker runs its share of the run's concurrency on its own loop, and the workers 
 
 The share counts requests at the endpoint, not documents: a worker holds up to twice its share of
 LLM documents, so that while `share` of them wait on the endpoint the others are read, prepared,
-grounded and validated, and a request that ends is followed at once by the next document's. A run
-is then bound by the endpoint (concurrency / latency) as long as the CPU keeps up.
+grounded and validated, and a request that ends is followed at once by the next document's. That
+computing runs in one thread beside the loop (compute.py), so the loop sends and reads on time. A
+run is then bound by the endpoint (concurrency / latency) as long as the CPU keeps up.
 
 The main process only reads, hashes, hands out jobs (to the least busy worker) and writes. Jobs
 and results travel over one-way pipes whose other ends each side closes, so when either side
@@ -19,9 +20,10 @@ the one that kills its worker fails. A worker whose main process dies (kill -9) 
 one that cannot start is not replaced (the run stops with the reason).
 
 A document still running at its deadline (--doc-timeout) fails with the stage it was in: on the
-LLM path the worker cancels it; a worker still computing at the deadline (the rules on a
-pathological table: nothing else can interrupt it) is killed and replaced, the other documents it
-held are retried as above, and the kill does not count as a death.
+LLM path the worker cancels it while it waits; a worker still computing at the deadline (the rules
+on a pathological table: nothing else can interrupt it, and an LLM document waits for its
+computation to end) is killed and replaced, the other documents it held are retried as above, and
+the kill does not count as a death.
 """
 
 from __future__ import annotations
