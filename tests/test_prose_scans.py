@@ -1,0 +1,80 @@
+"""The prose scans made linear (issue 23) find exactly what the plain regexes they replace find, on every
+sentence of the real-filing suite's notes and on the awkward cases: the regexes are kept here as oracles."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from extractor.backends.rules import prose, prose_numbers
+from extractor.backends.rules.lexicon import AWARD_PATTERNS, first_award
+from extractor.loaders import load
+from extractor.periods import MONTH_NAMES
+
+ROOT = Path(__file__).resolve().parents[1]
+AWKWARD = [
+    "Options vest over four years and expire ten years after the date of grant; RSUs vest over three years.",
+    "Awards granted to directors (the 2019 Plan) have a life of ten years",
+    "   vest over 4 years",
+    "Note 12, Rule 10b5-1, Form 10-K, No. 3, § 5, #7 and note\u00a0 14 and annotes 9",
+    "On March 1, 2024 and Sept. 30,  2023, in June 2022, May1, 2021 and 123, 2020; Mar. 5 2019",
+    "$ (5.2) million, $12, ( 3 ), (4) items, a-1 and 401(k)",
+]
+
+
+def _sentences() -> list[str]:
+    found = list(AWKWARD)
+    for path in sorted((ROOT / "evals" / "suites" / "real" / "documents").glob("*.html")):
+        text = load(path).text.replace("\n", " ")
+        found += [m.group(0) for m in re.finditer(r"[^.!?]*[.!?]?", text) if m.group(0).strip()]
+    return found
+
+
+SENTENCES = _sentences()
+
+
+def _spans(matches) -> list[tuple[tuple[int, int], dict[str, str | None]]]:
+    return [(m.span(), m.groupdict()) for m in matches]
+
+
+@pytest.mark.parametrize("rule", [r for r, _, _ in prose.RULES if isinstance(r, prose.SubjectRule)])
+def test_subject_rules_find_what_their_regex_finds(rule: prose.SubjectRule) -> None:
+    for sentence in SENTENCES:
+        assert _spans(rule.finditer(sentence)) == _spans(rule.pattern.finditer(sentence)), sentence
+
+
+def test_rule_phrases_are_in_every_match() -> None:
+    for finder, _, phrase in prose.RULES:
+        pattern = finder.pattern if isinstance(finder, prose.SubjectRule) else finder
+        for sentence in SENTENCES:
+            for match in pattern.finditer(sentence):
+                assert phrase in match.group(0).lower(), (phrase, match.group(0))
+
+
+_SKIP_BEFORE = re.compile(
+    r"(?:\b(?:note|notes|section|sections|rule|item|asc|asu|topic|form|class|level|tier|phase|no\.|number|schedule|"
+    r"article|exhibit|part|fas|sfas|irc|code)\s*|[#§]\s*)$",
+    re.I,
+)
+_MONTH_BEFORE = re.compile(r"\b(?:" + MONTH_NAMES + r")\.?\s*(?:\d{1,2},?\s*)?$", re.I)
+
+
+def test_checks_before_a_number_agree_with_the_whole_prefix_regexes() -> None:
+    checked = 0
+    for sentence in SENTENCES:
+        for start in range(len(sentence) + 1):
+            before = sentence[:start]
+            assert prose_numbers._after_reference_word(sentence, start) == bool(_SKIP_BEFORE.search(before))
+            assert prose_numbers._after_month(sentence, start) == bool(_MONTH_BEFORE.search(before))
+            assert (prose_numbers._printed_before(sentence, start) == "$") == before.rstrip().endswith("$")
+            checked += 1
+    assert checked > 100_000
+
+
+def test_first_award_is_the_earliest_named_then_first_by_name() -> None:
+    named = [(award, pattern) for award, pattern in AWARD_PATTERNS if award != "other"]
+    for sentence in SENTENCES:
+        hits = [(m.start(), award) for award, p in named for m in [p.search(sentence)] if m]
+        assert first_award(sentence) == (min(hits)[1] if hits else None), sentence
