@@ -9,23 +9,18 @@ worker processes and the event loop: extractor.bulk.work.)
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
+from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.usage import Usage
 from extractor.loaders import load
 from extractor.validator import validate
 
-if TYPE_CHECKING:
-    from extractor.llm.client import EndpointError, LLMError
-
 INTERNAL_ERROR = "internal error, please report it: {error}"
-LLM_CLIENT = "extractor.llm.client"  # defines the LLM errors; imports openai, so only LLM backends load it
 
 
 @dataclass
@@ -55,9 +50,9 @@ def attempt(
         return Attempt(path, reason=error.reason)
     try:
         return Attempt(path, document, extract_document(document, extract, validated, accepted))
-    except endpoint_errors():
+    except EndpointError:
         raise
-    except llm_errors() as error:
+    except LLMError as error:
         return Attempt(path, document, reason=str(error), usage=error.usage)
     except Exception as error:
         return Attempt(path, document, reason=INTERNAL_ERROR.format(error=repr(error)))
@@ -75,19 +70,6 @@ def extract_document(
     if validated:
         extraction.validation = validate(extraction, document, accepted)
     return extraction
-
-
-def endpoint_errors() -> tuple[type[EndpointError], ...]:
-    """EndpointError once an LLM backend has loaded its client, else nothing: only LLM backends raise
-    it, and importing it to catch it would import openai (half a second) into every rules run."""
-    client = sys.modules.get(LLM_CLIENT)
-    return (client.EndpointError,) if client else ()
-
-
-def llm_errors() -> tuple[type[LLMError], ...]:
-    """LLMError once an LLM backend has loaded its client, else nothing (as endpoint_errors)."""
-    client = sys.modules.get(LLM_CLIENT)
-    return (client.LLMError,) if client else ()
 
 
 def iter_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:

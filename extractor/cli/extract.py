@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from extractor.attempt import attempt, endpoint_errors, iter_files
+from extractor.attempt import attempt, iter_files
 from extractor.backends.choice import BackendName
 from extractor.cli.common import (
     ACCEPT_HELP,
@@ -45,6 +45,7 @@ from extractor.cli.options import (
 from extractor.document import Document
 from extractor.extraction import Extraction
 from extractor.findings import Validation
+from extractor.llm.errors import EndpointError
 from extractor.llm.usage import Usage
 from extractor.schemas.concepts import to_facts
 
@@ -114,20 +115,18 @@ def extract_command(
     review_queue = open_queue(review_settings, must_exist=False) if review_settings else None
     flags = llm_flags(locals())
     chosen, run, _ = backend_runner(backend, flags, config)
-    queued: list[Extraction] = []  # kept only for --queue; everything else is written as it comes
+    queued: list[Extraction] | None = [] if review_queue is not None else None  # else each is only written
     verdicts: list[tuple[str, Validation | None]] = []
-    failures = 0
     usage = Usage()
     inputs = list(iter_files(paths))
     writer = _Writer(output_format, output)
     try:
-        kept = queued if review_queue is not None else None
-        failures = _extract_each(inputs, run, validate_output, accepted, verbose, writer, kept, verdicts, usage)
+        failures = _extract_each(inputs, run, validate_output, accepted, verbose, writer, queued, verdicts, usage)
     except BaseException:
         writer.discard()
         raise
     writer.close()
-    if review_queue is not None and review_settings is not None:
+    if review_queue is not None and review_settings is not None and queued is not None:
         from extractor.queue.feed import enqueue  # only with --queue: the queue is SQLite, the rest never needs it
 
         with unusable_queue_file():  # damage SQLite finds only while adding items: exit 2 naming the file
@@ -164,7 +163,7 @@ def _extract_each(
     for index, path in enumerate(inputs):
         try:
             tried = attempt(path, run, validate_output, accepted)
-        except endpoint_errors() as error:  # a key, model or URL problem: no other input would fare better
+        except EndpointError as error:  # a key, model or URL problem: no other input would fare better
             usage.add(error.usage or Usage())
             left = len(inputs) - index - 1
             err.print(f"[red]error[/red]: {escape(str(path))}: {escape(str(error))}")

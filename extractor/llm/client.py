@@ -17,13 +17,13 @@ import instructor
 import openai
 from instructor.core import InstructorRetryException
 
-from extractor.errors import ExtractorError
 from extractor.llm import model_checks
 from extractor.llm.cassettes import CacheMode, CassetteMiss, Cassettes
 from extractor.llm.config import LLMConfig, StructuredMode
+from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.limits import RateLimiter
 from extractor.llm.transport import RetryPolicy, transports
-from extractor.llm.usage import Usage, charge
+from extractor.llm.usage import charge
 
 MODES = {
     StructuredMode.tools: instructor.Mode.TOOLS,
@@ -33,16 +33,6 @@ MODES = {
 }
 logging.getLogger("instructor").addHandler(logging.NullHandler())  # its errors reach the user through explain()
 KEYLESS = "no-key"  # local servers (vLLM, Ollama, llama.cpp) ignore the key, but openai requires one
-
-
-class LLMError(ExtractorError):
-    """One document's LLM extraction failed; the others can go on. `usage` counts the calls it made."""
-
-    usage: Usage | None = None
-
-
-class EndpointError(LLMError):
-    """The endpoint cannot serve any document (key, model, URL): stop the batch."""
 
 
 @dataclass
