@@ -138,7 +138,7 @@ def extract(document: Document, llm: LLMBackend, validated: bool = False) -> Ext
     against the document attached, from the validation this backend runs anyway (none run twice)."""
     planned = plan(document)
     if not planned.asked:
-        return _ruled(planned, validated)
+        return ruled_as_is(planned, validated)
     try:
         asked: Extraction | LLMError = llm.extract(document, blocks=block_spans(planned))
     except EndpointError:
@@ -152,7 +152,7 @@ async def aextract(document: Document, llm: LLMBackend, validated: bool = False)
     """As `extract`, with the LLM on the async client (bulk runs), computing where the LLM backend does."""
     planned = await llm.run(plan, document)
     if not planned.asked:
-        return _ruled(planned, validated)
+        return ruled_as_is(planned, validated)
     try:
         asked: Extraction | LLMError = await llm.aextract(document, blocks=block_spans(planned))
     except EndpointError:
@@ -162,7 +162,7 @@ async def aextract(document: Document, llm: LLMBackend, validated: bool = False)
     return await llm.run(combine, planned, asked, document, validated)
 
 
-def _ruled(planned: Plan, validated: bool) -> Extraction:
+def ruled_as_is(planned: Plan, validated: bool) -> Extraction:
     """The rules extraction as it is (nothing to ask), with its validation when `validated`."""
     if validated:
         planned.ruled.validation = planned.validation

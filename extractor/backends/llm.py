@@ -36,11 +36,9 @@ from extractor.validator import validate
 from extractor.validator.grounding import SourceText
 
 FEEDBACK_LIMIT = 20  # findings quoted back to the model in one re-ask
-Spans = Collection[tuple[int, int]]
+Spans = Collection[tuple[int, int]]  # character ranges of the tables and paragraphs to ask about
 T = TypeVar("T")
-Compute = Callable[
-    ..., Awaitable[Any]
-]  # runs a function somewhere else and awaits its result (bulk.compute)  # character ranges of the tables and paragraphs to ask about
+Compute = Callable[..., Awaitable[Any]]  # runs a function somewhere else and awaits its result (bulk.compute)
 
 
 @dataclass

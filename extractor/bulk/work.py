@@ -208,8 +208,7 @@ def _export(loaded: Loaded, step: Step) -> Rendered:
         if step.backend is BackendName.hybrid:
             planned = hybrid.plan(loaded.document)
             if not planned.asked:
-                planned.ruled.validation = planned.validation  # what finish would find again
-                return finish(loaded, planned.ruled)
+                return finish(loaded, hybrid.ruled_as_is(planned, validated=True))  # finish need not validate again
             blocks = hybrid.block_spans(planned)
         lines = request_lines(step.llm, loaded.document, blocks)
     except Exception as error:

@@ -170,14 +170,18 @@ class WorkerPool:
     @property
     def capacities(self) -> list[int]:
         """Documents each worker holds at once."""
-        return [share * self.per_request for share in self.shares]
+        return [self._capacity(share) for share in self.shares]
+
+    def _capacity(self, share: int) -> int:
+        """Documents a worker with `share` requests at the endpoint holds at once."""
+        return share * self.per_request
 
     def _start(self, share: int, solo: bool = False, on_probation: bool = False) -> int:
         worker_id = next(self._ids)
         jobs_in, jobs_out = CONTEXT.Pipe(duplex=False)
         results_in, results_out = CONTEXT.Pipe(duplex=False)
         stage = CONTEXT.Array("c", STAGE_BYTES, lock=False)
-        capacity = share * self.per_request
+        capacity = self._capacity(share)
         process = CONTEXT.Process(
             target=_serve,
             args=(self.step, share, capacity, self.handler, jobs_in, results_out, os.getpid(), stage),
@@ -313,7 +317,6 @@ def _serve(
         stage.value = name.encode("ascii", "replace")[: STAGE_BYTES - 1]
 
     work.process_stage = say
-
     asyncio.run(_serve_async(step, share, capacity, handler, jobs, results, parent))
 
 

@@ -109,9 +109,8 @@ class Aligner:
             for table in tables
             for row in table.rows
         ]
-        self.labelled: dict[
-            str, list[int]
-        ] = {}  # normalized label -> its rows, in order: a quote's label looked up, not scanned for
+        # normalized label -> its rows, in order: a quote's label looked up, not scanned for
+        self.labelled: dict[str, list[int]] = {}
         for index, (label, _) in enumerate(self.rows):
             self.labelled.setdefault(label, []).append(index)
         self.finders: tuple[tuple[AlignmentMethod, Finder], ...] = (  # in the order they are tried
@@ -163,9 +162,8 @@ class Aligner:
         return sorted(places, key=lambda p: self.text[p[0] : p[1]] != printed.digits)
 
     def _in_table(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
-        labels = [
-            label for part in quote.split("|")[:-1] if (label := _fold(part).strip())
-        ]  # the last part is the cell
+        # the quote's label parts: the last part is the cell
+        labels = [label for part in quote.split("|")[:-1] if (label := _fold(part).strip())]
         if not labels:
             return None
         wanted = set(places)

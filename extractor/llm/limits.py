@@ -55,6 +55,10 @@ class _Budget:
     def take(self, now: float, cost: float) -> None:
         self.due.value = max(self.due.value, now) + cost / self.rate
 
+    def adjust(self, cost: float) -> None:
+        """Correct what a request that passed cost (its tokens were estimated)."""
+        self.due.value += cost / self.rate
+
 
 class RateLimiter:
     """`wait` and `await acquire` return once a request of about that many tokens may be sent.
@@ -130,7 +134,7 @@ class RateLimiter:
         """Correct a request's tokens by the usage the endpoint reported."""
         if self.tokens is not None and actual != estimated:
             with self._lock:
-                self.tokens.due.value += (actual - estimated) / self.tokens.rate
+                self.tokens.adjust(actual - estimated)
 
     def wait(self, tokens: int) -> None:
         with self._thread_line:
