@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test test-slow lint typecheck test-local-llm eval-local local-model bench bench-bulk eval browser review clean
+.PHONY: demo test test-slow test-ray lint typecheck test-local-llm eval-local local-model bench bench-bulk bench-ray eval browser review clean
 
 $(BIN)/extractor: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,12 +33,23 @@ demo: $(BIN)/extractor
 ## test: lint and type-check, then run the test suite but its slow tests (installs Debian's chromium for the report's
 ##       browser test when run as root); under 4 minutes on 2 cores
 test: $(BIN)/extractor browser lint typecheck
-	$(BIN)/python -m pytest -q -m "not local_llm and not slow"
+	$(BIN)/python -m pytest -q -m "not local_llm and not slow and not ray"
 
 ## test-slow: the tests marked slow (per-document time limits, kill -9, Ctrl-C and resume, Batch API round trips, every
 ##       hostile input at once, the mutation benchmark, the installed wheel); .ci/run runs them after make test
 test-slow: $(BIN)/extractor
-	$(BIN)/python -m pytest -q -m "slow and not local_llm"
+	$(BIN)/python -m pytest -q -m "slow and not local_llm and not ray"
+
+# The 'ray' extra (Ray, about 100 MB): only for the Ray engine, its tests and its benchmark.
+$(VENV)/.ray-extra: $(BIN)/extractor
+	$(BIN)/python -m pip install --quiet -e '.[test,ray]'
+	touch $@
+
+## test-ray: the Ray engine (extractor run --engine ray) on real local Ray instances: the same records as the local
+##       engine, a Ray worker and the driver killed with SIGKILL, the rate limit across processes (installs the
+##       'ray' extra; about 2 minutes); .ci/run runs it after make test-slow
+test-ray: $(VENV)/.ray-extra
+	$(BIN)/python -m pytest -q -m ray
 
 ## lint: ruff's checks and its formatter (check only) over the whole tree (settings in pyproject.toml)
 lint: $(BIN)/extractor
@@ -90,6 +101,11 @@ bench: $(BIN)/extractor
 	$(BIN)/python evals/benchmarks/note_finding.py
 	$(BIN)/python evals/benchmarks/validator_mutations.py
 	$(BIN)/python evals/benchmarks/validator_scaling.py
+
+## bench-ray: the Ray engine against the local engine in the same run: rules documents/s on real notes, and the LLM
+##       path's share of the concurrency / latency ideal against the 300 ms test server (installs the 'ray' extra)
+bench-ray: $(VENV)/.ray-extra
+	$(BIN)/python evals/benchmarks/ray_engine.py
 
 ## bench-bulk: bulk-run throughput and memory (rules over 1k and 5k documents; LLM path at concurrency 1-64)
 bench-bulk: $(BIN)/extractor

@@ -24,15 +24,6 @@ def code_version() -> str:
 
     The hash tells apart two runs of uncommitted edits, which a commit id alone cannot.
     """
-    digest = hashlib.sha256()
-    for name in PACKAGES:
-        root = _folder(name)
-        for path in sorted(root.rglob("*")):
-            relative = path.relative_to(root)
-            if name == "extractor" and relative.parts[0] in NOT_HASHED:
-                continue
-            if path.suffix in (".py", ".toml") and path.is_file():
-                digest.update(f"{name}/{relative.as_posix()}".encode() + b"\0" + path.read_bytes())
     parts = [__version__]
     checkout = _folder("extractor").parent
     try:
@@ -52,8 +43,23 @@ def code_version() -> str:
                 parts.append(commit.stdout.strip())
     except (OSError, subprocess.SubprocessError):
         pass
-    parts.append(f"src:{digest.hexdigest()[:10]}")
+    parts.append(f"src:{source_hash()}")
     return " ".join(parts)
+
+
+def source_hash() -> str:
+    """A hash of the code and prompts an extraction depends on: the same wherever the same code is
+    installed (a checkout, a wheel on a cluster's workers), whatever its commit or folder."""
+    digest = hashlib.sha256()
+    for name in PACKAGES:
+        root = _folder(name)
+        for path in sorted(root.rglob("*")):
+            relative = path.relative_to(root)
+            if name == "extractor" and relative.parts[0] in NOT_HASHED:
+                continue
+            if path.suffix in (".py", ".toml") and path.is_file():
+                digest.update(f"{name}/{relative.as_posix()}".encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:10]
 
 
 def _folder(package: str) -> Path:

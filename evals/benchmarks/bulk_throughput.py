@@ -164,7 +164,7 @@ def _server_cpu() -> float:
     return time.process_time() - time.thread_time()
 
 
-def _server(responder: Any, keep_alive: bool) -> Any:
+def scripted_server(responder: Any, keep_alive: bool) -> Any:
     """The test server; with `keep_alive`, on HTTP/1.1 persistent connections, as OpenAI, vLLM, Ollama and
     llama.cpp's server keep them (the fixture answers HTTP/1.0: one connection per request)."""
     from llm_server import ScriptedServer
@@ -198,7 +198,7 @@ def llm_figures(
         f"{'HTTP/1.1 keep-alive' if keep_alive else 'HTTP/1.0 (a connection per request)'}; "
         f"{cores} cores, load average {os.getloadavg()[0]:.1f} before"
     )
-    with _server(lambda body: reply, keep_alive) as server:
+    with scripted_server(lambda body: reply, keep_alive) as server:
         config = work / "llm.toml"
         config.write_text('[llm]\nmodel = "bench"\ncache = "off"\n')
 

@@ -13,19 +13,21 @@ receives the notes a person should see, `on_update` the running tally.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import os
 import signal
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, ManifestError, Status
 from extractor.bulk.outputs import FACTS_CSV, FACTS_PARQUET, MANIFEST, OutputWriter, write_failures, write_parquet
-from extractor.bulk.runner import BulkRun, Tally, default_workers
+from extractor.bulk.runner import BulkRun, Pool, Tally, default_workers
 from extractor.bulk.sources import Source, count, discover, source_of
 from extractor.bulk.summary import summarize, write_summary
 from extractor.bulk.work import DOC_TIMEOUT, BatchResults, Step
@@ -55,6 +57,13 @@ BATCH_SETTINGS = (
     "overlap_chars",
     "prices",
 )  # what shapes a request, and its cost
+
+
+class Engine(str, Enum):
+    """Where documents are worked on: this machine's worker processes, or a Ray cluster (the 'ray' extra)."""
+
+    local = "local"
+    ray = "ray"
 
 
 class RunError(ExtractorError):
@@ -99,15 +108,20 @@ def run(
     on_update: Callable[[Tally], None] | None = None,
     notify: Notify | None = None,
     handle_signals: bool = False,
+    engine: Engine | str = Engine.local,
+    ray_address: str | None = None,
 ) -> RunOutcome:
     """Extract `inputs` (files, folders, globs, zip archives) into `out`. `backend` llm or hybrid needs
     `llm` settings (an LLMConfig; nothing is read from files or the environment here). With `queue`,
     documents failing validation (and `qa_rate` of passing ones) enter it (a function returning the
     queue is called only once the run is accepted). With `batch_export`, LLM
     requests are written there in Batch API format instead of sent. `handle_signals`: SIGINT/SIGTERM
-    finish what is in flight, then stop (for command-line use; main thread only)."""
+    finish what is in flight, then stop (for command-line use; main thread only). `engine` ray works on
+    the documents in a Ray cluster: the one at `ray_address` (else RAY_ADDRESS), or a local instance
+    started for the run; `workers` is then its CPUs (default: all of them)."""
     if not inputs:
         raise RunError("no inputs: name files, folders, globs or zip archives to extract")
+    on = _engine(engine, batch_export)
     chosen = BackendName(backend)
     if chosen is BackendName.auto:
         raise RunError("backend 'auto' is resolved by the caller (extractor.backends.choice.resolve_backend)")
@@ -150,6 +164,7 @@ def run(
         say,
         handle_signals,
         llm_run,
+        _ray_pool(step, workers, concurrency, ray_address, say) if on is Engine.ray else None,
     )
 
 
@@ -337,12 +352,15 @@ def _execute(
     say: Notify,
     handle_signals: bool,
     llm: bool,
+    pool: Pool | None = None,
 ) -> RunOutcome:
     """Run the documents, then write failures.jsonl, facts.parquet and summary.json; the manifest is closed."""
     step.doc_timeout = doc_timeout or None
     feed = RunFeed(queue, qa_rate, f"run {out}", root) if queue is not None else None
     try:
-        bulk = BulkRun(manifest, writer, step, workers or default_workers(), concurrency, max_bytes, feed=feed)
+        bulk = BulkRun(
+            manifest, writer, step, workers or default_workers(), concurrency, max_bytes, feed=feed, pool=pool
+        )
         if on_update is not None:
             bulk.on_update = on_update
         try:
@@ -359,6 +377,28 @@ def _execute(
     finally:
         manifest.close()
     return RunOutcome(out, summary, bulk.tally, interrupted, feed.added if feed is not None else 0)
+
+
+def _engine(engine: Engine | str, batch_export: Path | None) -> Engine:
+    """The engine asked for, once it can run: Ray installed, and no Batch API export (that runs here)."""
+    try:
+        chosen = Engine(engine)
+    except ValueError as error:
+        raise RunError(f"no engine {engine!r}: choose {' or '.join(e.value for e in Engine)}") from error
+    if chosen is Engine.ray:
+        if batch_export is not None:
+            raise RunError("--batch-export writes requests, it sends none: run it on the local engine")
+        if importlib.util.find_spec("ray") is None:
+            raise RunError(
+                "the Ray engine needs Ray: pip install 'filing-extractor[ray]' (in a checkout: pip install -e '.[ray]')"
+            )
+    return chosen
+
+
+def _ray_pool(step: Step, workers: int | None, concurrency: int, address: str | None, say: Notify) -> Pool:
+    from extractor.bulk.engine_ray import RayPool  # imports ray: only for runs on it
+
+    return RayPool(step, workers, concurrency, address or os.environ.get("RAY_ADDRESS") or None, say)
 
 
 def _release(manifest: Manifest, writer: OutputWriter | None) -> None:

@@ -17,6 +17,7 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, Status
@@ -26,6 +27,24 @@ from extractor.bulk.work import Job, Rendered, Step, Stop, failure
 from extractor.bulk.workers import WorkerPool
 from extractor.document import LoadError
 from extractor.llm.usage import Usage
+
+
+class Pool(Protocol):
+    """Where documents are worked on: the local worker processes (workers.py) or a Ray cluster (engine_ray.py).
+    `count` and `capacities` (documents each worker holds at once) are known once `start` has returned."""
+
+    count: int
+
+    @property
+    def capacities(self) -> list[int]: ...
+
+    async def start(self) -> None: ...
+
+    async def run(self, job: Job) -> Rendered | Stop: ...
+
+    async def close(self) -> None: ...
+
+    def kill(self) -> None: ...
 
 
 @dataclass
@@ -73,6 +92,7 @@ class BulkRun:
         max_bytes: int,
         on_update: Callable[[Tally], None] = lambda tally: None,
         feed: Callable[[list[Rendered]], None] | None = None,
+        pool: Pool | None = None,
     ) -> None:
         self.manifest = manifest
         self.feed = feed  # the correction queue's intake: called before the commit, so nothing is lost
@@ -82,25 +102,29 @@ class BulkRun:
         self.on_update = on_update
         self.tally = Tally()
         self.stop = asyncio.Event()
-        if step.backend is BackendName.rules:  # CPU-bound: one document at a time per worker
+        self.pool: Pool
+        if pool is not None:
+            self.pool = pool
+        elif step.backend is BackendName.rules:  # CPU-bound: one document at a time per worker
             self.pool = WorkerPool(workers, step, concurrency=workers)
         else:  # the LLM waits: `concurrency` requests at once in all, shared out between the workers
             self.pool = WorkerPool(workers, step, concurrency=concurrency)
-        self.window = sum(self.pool.capacities) + self.pool.count  # and one more waiting in each worker
+        self.window = 0  # documents between reading and writing: set once the pool has started
         self._seen: set[str] = set()
         self._stop_message: str | None = None
-        self._slots = asyncio.Semaphore(self.window)  # a document holds one from reading until it is written
+        self._slots = asyncio.Semaphore(0)  # a document holds one from reading until it is written
 
     async def run(self, sources: Iterable[Source], total: int) -> Tally:
         """Extract every source not finished before; raises nothing for a bad document."""
         self.tally.total = total
         queue: asyncio.Queue[Rendered | None] = asyncio.Queue()
-        slots = self._slots
         writer = asyncio.create_task(self._write(queue))
         writer.add_done_callback(self._writer_ended)
         tasks: set[asyncio.Task[None]] = set()
         try:
             await self.pool.start()
+            self.window = sum(self.pool.capacities) + self.pool.count  # and one more waiting in each worker
+            self._slots = slots = asyncio.Semaphore(self.window)
             self.tally.startup_seconds = time.monotonic() - self.tally.started
             self.tally.started = time.monotonic()
             for source in sources:

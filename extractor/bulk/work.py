@@ -197,6 +197,15 @@ async def within_limit(job: Job, step: Step, handler: Callable[[Job, Step], Any]
         return failure(job, stage[0], overdue(step.doc_timeout), step.doc_timeout)
 
 
+async def work_on(job: Job, step: Step, handler: Callable[[Job, Step], Any] = handle) -> Rendered | Stop:
+    """The job's outcome in a worker, within its time limit; whatever the handler did not expect (even a
+    cancellation) is the job's failure record, never a worker's end."""
+    try:
+        return await (within_limit(job, step, handler) if step.doc_timeout is not None else handler(job, step))
+    except BaseException as error:
+        return failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
+
+
 def _export(loaded: Loaded, step: Step) -> Rendered:
     """The document's requests for a Batch API file; it waits, `exported`, for the results. For
     hybrid, only the blocks holding numbers rules left unexplained or misread are asked (none: the rules'

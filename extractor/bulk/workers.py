@@ -45,7 +45,7 @@ from typing import Any
 from extractor.attempt import INTERNAL_ERROR
 from extractor.backends.choice import BackendName
 from extractor.bulk import work
-from extractor.bulk.work import Job, Rendered, Step, Stop, failure, handle, overdue, within_limit
+from extractor.bulk.work import Job, Rendered, Step, Stop, failure, handle, overdue, work_on
 
 CONTEXT = get_context("forkserver")  # never fork a process that has threads
 CONTEXT.set_forkserver_preload(["extractor.bulk.work"])  # imported once; each worker starts in milliseconds
@@ -336,12 +336,7 @@ async def _serve_async(
             else:
                 if step.doc_timeout is not None:
                     results.send((ticket, STARTED))
-                try:
-                    outcome = await (
-                        within_limit(job, step, handler) if step.doc_timeout is not None else handler(job, step)
-                    )
-                except BaseException as error:
-                    outcome = failure(job, "extract", INTERNAL_ERROR.format(error=repr(error)))
+                outcome = await work_on(job, step, handler)
             try:
                 results.send((ticket, outcome))
             except OSError:

@@ -16,8 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import ManifestError, Status
 from extractor.bulk.outputs import FACTS_CSV, FACTS_PARQUET, FAILURES, RECORDS, SUMMARY
-from extractor.bulk.run import RunError, SummaryError, import_batch, run
-from extractor.bulk.runner import Tally, default_workers
+from extractor.bulk.run import Engine, RunError, SummaryError, import_batch, run
+from extractor.bulk.runner import Tally
 from extractor.bulk.summary import summary_table
 from extractor.bulk.work import DOC_TIMEOUT
 from extractor.cli.common import err, open_queue, queue_settings
@@ -47,6 +47,7 @@ from extractor.loaders.decode import MAX_BYTES
 
 INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 BATCH = "Batch API (half the price, answers within a day)"
+RAY = "Ray cluster"
 
 
 def run_command(
@@ -68,10 +69,23 @@ def run_command(
         max=512,
         help="Documents with the LLM at once, over all workers (each waits on one request at a time).",
     ),
-    workers: int = typer.Option(
-        default_workers(),
+    workers: int | None = typer.Option(
+        None,
         min=1,
-        help="Worker processes; each loads, extracts and validates documents, LLM documents several at once (default: one per core).",
+        show_default=False,
+        help="Worker processes; each loads, extracts and validates documents, LLM documents several at once. Default: one per core (with --engine ray: one per CPU of the cluster).",
+    ),
+    engine: Engine = typer.Option(
+        Engine.local,
+        rich_help_panel=RAY,
+        help="Where documents are worked on: this machine's worker processes, or a Ray cluster (needs the 'ray' extra: pip install 'filing-extractor[ray]'). Same outputs, statuses and review queue either way; this process reads the inputs and writes every output.",
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        metavar="ADDRESS",
+        rich_help_panel=RAY,
+        help="With --engine ray: the cluster to join ('auto', 'ray://head:10001', 'head:6379'; default: RAY_ADDRESS, else a local Ray instance started for the run and shut down after it).",
     ),
     max_bytes: int = typer.Option(
         MAX_BYTES, min=1, max=MAX_BYTES, help="Larger inputs are not read; each becomes a failure record saying so."
@@ -146,12 +160,21 @@ def run_command(
     Examples:
       extractor run filings/ --out out/run
       extractor run 'edgar/**/*.txt' archive.zip --out out/llm --backend llm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-7B-Instruct --concurrency 32 --rpm 500
+      extractor run filings/ --out out/ray --engine ray --ray-address auto
     """
     if not math.isfinite(doc_timeout):  # before anything is opened: bad settings touch nothing
         err.print("[red]error[/red]: --doc-timeout takes a number of seconds (0: no limit)")
         raise typer.Exit(code=2)
     if batch_import is not None and inputs:
         err.print("[red]error[/red]: --batch-import reads the documents its export listed: name no inputs, only --out")
+        raise typer.Exit(code=2)
+    if batch_import is not None and engine is Engine.ray:
+        err.print(
+            "[red]error[/red]: --batch-import reads answers from a file and asks nothing: run it on the local engine"
+        )
+        raise typer.Exit(code=2)
+    if ray_address is not None and engine is not Engine.ray:
+        err.print("[red]error[/red]: --ray-address names a Ray cluster: add --engine ray")
         raise typer.Exit(code=2)
     if batch_import is None and not inputs:
         err.print("[red]error[/red]: no inputs: name files, folders, globs or zip archives to extract")
@@ -204,6 +227,8 @@ def run_command(
                     on_update=view.update,
                     notify=_say,
                     handle_signals=True,
+                    engine=engine,
+                    ray_address=ray_address,
                 )
     except SummaryError as error:
         err.print(f"[red]error[/red]: {escape(str(error))}")

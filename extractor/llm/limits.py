@@ -147,8 +147,12 @@ class RateLimiter:
         if line is None:
             line = self._loop_lines[loop] = asyncio.Lock()
         async with line:
-            while (delay := self.try_pass(tokens)) > 0:
+            while (delay := await self.ask(tokens)) > 0:
                 await self.asleep(delay)
+
+    async def ask(self, tokens: int) -> float:
+        """`try_pass` for an event loop: a limiter kept elsewhere (a Ray actor, engine_ray.py) awaits its answer."""
+        return self.try_pass(tokens)
 
 
 def estimate_tokens(body: bytes) -> int:

@@ -1,0 +1,321 @@
+"""The Ray engine (`extractor run --engine ray`) on a real local Ray instance: no mock of Ray anywhere.
+
+Each run is a real `extractor run` process that starts its own Ray instance (or joins the one a test
+started), as a user runs it. Needs the 'ray' extra (make test-ray); skipped without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fixture_paths import ROOT, SEED_000, SEED_002
+from llm_server import Reply, ScriptedServer, error_reply, tool_reply
+from planted import plant
+from scripted_answers import quoted_answer
+
+from extractor.backends import rules
+from extractor.bulk.reaper import descendants, processes
+from extractor.evals.benchmarks.corpus import build_corpus
+from extractor.loaders import load
+
+pytest.importorskip("ray", reason="the Ray engine's tests need the 'ray' extra (make test-ray)")
+pytestmark = pytest.mark.ray
+
+EXTRACTOR = [sys.executable, "-m", "extractor.cli", "run"]
+REAL_NOTES = tuple(str(path.relative_to(ROOT)) for path in sorted((ROOT / "evals/suites/real/documents").glob("*")))
+
+
+def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*EXTRACTOR, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    """A run in its own process group, as a shell starts a job."""
+    return subprocess.Popen(
+        [*EXTRACTOR, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def comparable(out: Path) -> dict[str, dict]:
+    """Records by document hash, without their timings (the only part that differs between two runs)."""
+    return {r["document"]["sha256"]: {k: v for k, v in r.items() if k != "timing"} for r in records(out)}
+
+
+def fact_rows(out: Path) -> list[str]:
+    return sorted((out / "facts.csv").read_text(encoding="utf-8").splitlines())
+
+
+def failure_lines(out: Path) -> list[dict]:
+    lines = [json.loads(line) for line in (out / "failures.jsonl").read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        line.pop("seconds", None)
+    return sorted(lines, key=lambda line: line["ref"])
+
+
+def statuses(out: Path) -> Counter[str]:
+    import sqlite3
+
+    with sqlite3.connect(out / "manifest.sqlite") as db:
+        return Counter(status for (status,) in db.execute("select status from documents"))
+
+
+def wait_for_records(out: Path, at_least: int, process: subprocess.Popen[str], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        path = out / "records.jsonl"
+        if path.exists() and path.read_bytes().count(b"\n") >= at_least:
+            return
+        assert process.poll() is None, f"the run ended before {at_least} records: {process.communicate()}"
+        time.sleep(0.01)
+    raise AssertionError(f"no {at_least} records within {timeout} s")
+
+
+def working(run_pid: int, title: str) -> int | None:
+    """A process of the run working on a task or actor named `title` (Ray names its workers 'ray::NAME')."""
+    for pid in descendants(run_pid, processes()):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if command.startswith(f"ray::{title}".encode()):
+            return pid
+    return None
+
+
+def kill_one_working(process: subprocess.Popen[str], title: str, timeout: float = 120) -> int:
+    """SIGKILL the first process of the run seen working on `title`; its pid."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"the run ended before a worker was seen: {process.communicate()}"
+        if (pid := working(process.pid, title)) is not None:
+            os.kill(pid, signal.SIGKILL)
+            return pid
+        time.sleep(0.005)
+    raise AssertionError(f"no process working on {title} within {timeout} s")
+
+
+def alive(pids: dict[int, str]) -> list[int]:
+    """Those of `pids` (pid -> start time) still running: the same pid with the same start time."""
+    now = processes()
+    return [pid for pid, started in pids.items() if pid in now and now[pid][1] == started and _not_zombie(pid)]
+
+
+def _not_zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+# --- the same outcome as the local engine ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def planted_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """Good filings and every kind of bad input, run once on each engine."""
+    corpus = tmp_path_factory.mktemp("planted")
+    inputs = plant(corpus)
+    local, on_ray = corpus / "local", corpus / "ray"
+    limits = ("--max-bytes", "400000", "--no-queue")
+    assert run(*inputs, "--out", str(local), "--workers", "2", *limits).returncode == 1
+    result = run(*inputs, "--out", str(on_ray), "--engine", "ray", "--workers", "2", *limits)
+    return local, on_ray, result
+
+
+def test_ray_gives_the_records_facts_and_failures_of_the_local_engine(
+    planted_runs: tuple[Path, Path, subprocess.CompletedProcess[str]],
+) -> None:
+    local, on_ray, result = planted_runs
+    assert result.returncode == 1, result.stderr  # as locally: some inputs failed
+    assert "Ray: started a local Ray instance (2 CPUs) for this run" in result.stderr
+    assert comparable(on_ray) == comparable(local) and len(comparable(local)) == 9
+    assert fact_rows(on_ray) == fact_rows(local) and len(fact_rows(local)) > 200
+    assert statuses(on_ray) == statuses(local) == Counter({"done": 8, "review": 1, "failed": 8})
+    ray_summary, local_summary = (json.loads((out / "summary.json").read_text()) for out in (on_ray, local))
+    assert ray_summary["documents"] == local_summary["documents"]
+
+
+def test_each_planted_bad_input_gives_one_failure_record_on_ray(
+    planted_runs: tuple[Path, Path, subprocess.CompletedProcess[str]],
+) -> None:
+    local, on_ray, _ = planted_runs
+    failed = failure_lines(on_ray)
+    assert failed == failure_lines(local)
+    assert len(failed) == 8 and len({line["ref"] for line in failed}) == 8
+    reasons = {Path(line["ref"].split("::")[-1]).name: (line["stage"], line["reason"]) for line in failed}
+    assert reasons["empty.txt"] == ("load", "the file is empty")
+    assert reasons["huge.txt"][0] == "read" and "over the 400,000-byte limit" in reasons["huge.txt"][1]
+    assert reasons["broken.zip"][0] == "read" and reasons["binary.bin"][0] == "load"
+
+
+def test_documents_failing_validation_enter_the_review_queue_as_on_the_local_engine(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 6, samples=REAL_NOTES[:6])
+    said = {}
+    for engine in ("local", "ray"):
+        queue = tmp_path / f"{engine}.sqlite"
+        done = subprocess.run(
+            [*EXTRACTOR, str(inputs), "--out", str(tmp_path / engine), "--engine", engine],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+            env={**os.environ, "EXTRACTOR_QUEUE": str(queue)},
+        )
+        assert done.returncode == 0, done.stderr
+        said[engine] = next(line for line in done.stderr.splitlines() if "entered the review queue" in line)
+        said[engine] = said[engine].split(" documents")[0]
+    assert said["ray"] == said["local"] == str(statuses(tmp_path / "local")["review"])
+
+
+# --- exactly once, whatever dies ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def real_corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """40 distinct real notes, and the facts of one uninterrupted local run over them."""
+    folder = tmp_path_factory.mktemp("real") / "in"
+    build_corpus(folder, 40, per_folder=20, samples=REAL_NOTES)
+    clean = folder.parent / "clean"
+    assert run(str(folder), "--out", str(clean), "--no-queue").returncode == 0
+    return folder, fact_rows(clean)
+
+
+def test_a_ray_worker_killed_mid_document_leaves_every_document_exactly_once(
+    real_corpus: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    inputs, clean_rows = real_corpus
+    out = tmp_path / "out"
+    process = start(str(inputs), "--out", str(out), "--engine", "ray", "--no-queue")
+    killed = [kill_one_working(process, "run_rules")]
+    killed.append(kill_one_working(process, "run_rules"))  # and another, on another document
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr  # the killed tasks were tried again: nothing failed
+    written = records(out)
+    assert len(written) == 40 and len({r["document"]["sha256"] for r in written}) == 40
+    assert fact_rows(out) == clean_rows
+    assert len(set(killed)) == 2
+
+
+def test_the_driver_killed_then_resumed_gives_each_document_once_and_leaves_no_ray_process(
+    real_corpus: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    inputs, clean_rows = real_corpus
+    out = tmp_path / "out"
+    process = start(str(inputs), "--out", str(out), "--engine", "ray", "--no-queue")
+    wait_for_records(out, 5, process)
+    ray_processes: dict[int, str] = {}
+    while not working(process.pid, "run_rules"):  # the whole instance is up, tasks running
+        time.sleep(0.005)
+    ray_processes.update(descendants(process.pid, processes()))
+    assert len(ray_processes) >= 4  # GCS, raylet, workers, the watcher...
+    os.kill(process.pid, signal.SIGKILL)  # the driver alone: what it started must not outlive it
+    process.wait()
+    process.stdout.close(), process.stderr.close()  # type: ignore[union-attr, func-returns-value]
+    deadline = time.monotonic() + 30
+    while alive(ray_processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(ray_processes), [Path(f"/proc/{p}/cmdline").read_bytes()[:60] for p in alive(ray_processes)]
+    assert 0 < statuses(out)["done"] < 40
+    resumed = run(str(inputs), "--out", str(out), "--engine", "ray", "--no-queue")
+    assert resumed.returncode == 0, resumed.stderr
+    written = records(out)
+    assert len(written) == 40 and len({r["document"]["sha256"] for r in written}) == 40
+    assert fact_rows(out) == clean_rows
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["documents"]["pending"] == 0 and summary["this_run"]["already_finished"] >= 5
+
+
+# --- the LLM path: a shared rate limit, actors that die ----------------------------------------
+
+
+def answers() -> dict[str, Reply]:
+    found = {}
+    for marker, path in (("Articles of Incorporation", SEED_000), ("has a share award plan", SEED_002)):
+        document = load(path)
+        found[marker] = tool_reply(quoted_answer(rules.extract(document), document))
+    return found
+
+
+@pytest.fixture
+def slow_model() -> Iterator[ScriptedServer]:
+    """A scripted endpoint answering each seed after 0.3 s."""
+    replies = {marker: Reply(reply.status, reply.body, delay=0.3) for marker, reply in answers().items()}
+
+    def respond(body: dict) -> Reply:
+        prompt = json.dumps(body["messages"])
+        return next((reply for marker, reply in replies.items() if marker in prompt), error_reply(500, "unknown"))
+
+    with ScriptedServer(respond) as server:
+        yield server
+
+
+def llm_args(server: ScriptedServer, tmp_path: Path, *more: str) -> list[str]:
+    config = tmp_path / "extractor.toml"
+    config.write_text('[llm]\nattempts = 2\nretry_wait = 0.01\nmodel = "scripted"\ncache = "off"\n')
+    return ["--backend", "llm", "--base-url", server.base_url, "--config", str(config), "--no-queue", *more]
+
+
+def test_the_rate_limit_holds_for_the_whole_cluster_across_two_worker_processes(
+    slow_model: ScriptedServer, tmp_path: Path
+) -> None:
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 14, samples=(str(SEED_000.relative_to(ROOT)), str(SEED_002.relative_to(ROOT))))
+    out = tmp_path / "out"
+    rate = 3.0  # requests per second: 180 a minute, shared by two actors in two processes
+    result = run(
+        str(inputs),
+        "--out",
+        str(out),
+        "--engine",
+        "ray",
+        "--workers",
+        "2",
+        "--concurrency",
+        "8",
+        *llm_args(slow_model, tmp_path, "--rpm", str(int(rate * 60))),
+    )
+    assert result.returncode == 0, result.stderr
+    assert len(records(out)) == 14
+    arrivals = sorted(slow_model.arrivals)
+    assert len(arrivals) == 14
+    # GCRA with a burst of 1: any window of w seconds sees at most 1 + w * rate requests leave the limiter;
+    # 50 ms more of w absorbs the jitter between leaving it and arriving here. Two limiters of their own
+    # (one per process) would let twice the rate through.
+    for window in (0.5, 1.0, 2.0):
+        allowed = int(1 + (window + 0.05) * rate)
+        worst = max(sum(1 for t in arrivals if first <= t < first + window) for first in arrivals)
+        assert worst <= allowed, (window, worst, allowed, [round(t - arrivals[0], 3) for t in arrivals])
+    assert arrivals[-1] - arrivals[0] >= (len(arrivals) - 1) / rate - 0.05
+
+
+def test_an_llm_worker_killed_mid_document_leaves_every_document_exactly_once(
+    slow_model: ScriptedServer, tmp_path: Path
+) -> None:
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 16, samples=(str(SEED_000.relative_to(ROOT)), str(SEED_002.relative_to(ROOT))))
+    out = tmp_path / "out"
+    process = start(
+        str(inputs), "--out", str(out), "--engine", "ray", "--workers", "2", *llm_args(slow_model, tmp_path)
+    )
+    wait_for_records(out, 2, process)
+    kill_one_working(process, "LLMWorker")  # an actor holding documents that wait on the endpoint
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    written = records(out)
+    assert len(written) == 16 and len({r["document"]["sha256"] for r in written}) == 16
+    assert {r["status"] for r in written} == {"done"}
+    assert len(slow_model.requests) > 16  # the documents the dead actor held were asked again
