@@ -304,6 +304,33 @@ def test_ctrl_c_stops_after_the_documents_in_flight_and_the_same_command_goes_on
     assert len(records(out)) == 60 and fact_rows(out) == clean_rows
 
 
+WITHOUT_RAY = "import sys; sys.modules['ray'] = None; from extractor.cli import main; main()"  # as if not installed
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--engine", "ray"], "the Ray engine needs Ray: pip install 'filing-extractor[ray]'"),
+        (["--ray-address", "auto"], "--ray-address names a Ray cluster: add --engine ray"),
+        (["--engine", "ray", "--backend", "llm", "--batch-export", "requests.jsonl"], "run it on the local engine"),
+    ],
+)
+def test_the_ray_engine_is_refused_before_anything_is_written_when_it_cannot_run(
+    tmp_path: Path, flags: list[str], said: str
+) -> None:
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_RAY, "run", str(SEED_000), "--out", str(out), "--model", "m", *flags],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2, result.stderr
+    assert said in " ".join(result.stderr.split())
+    assert not out.exists() and not (tmp_path / "requests.jsonl").exists()
+
+
 def test_an_edited_output_folder_is_refused_not_overwritten(tmp_path: Path) -> None:
     inputs, out = tmp_path / "in", tmp_path / "out"
     build_corpus(inputs, 3)

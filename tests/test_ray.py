@@ -319,3 +319,74 @@ def test_an_llm_worker_killed_mid_document_leaves_every_document_exactly_once(
     assert len(written) == 16 and len({r["document"]["sha256"] for r in written}) == 16
     assert {r["status"] for r in written} == {"done"}
     assert len(slow_model.requests) > 16  # the documents the dead actor held were asked again
+
+
+# --- a document past its time limit; a cluster that was there before ----------------------------
+
+
+def test_a_document_past_its_time_limit_fails_and_its_worker_is_ended_while_the_others_finish(tmp_path: Path) -> None:
+    """40,000 rows take seconds to extract; the limit is 1 s, counted from the task's start (the workers'
+    imports are done before the first document)."""
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 6, samples=REAL_NOTES[:3])
+    rows = "".join(
+        f"<tr><td>Granted in tranche {n}</td><td>{1000 + n:,}</td><td>$ {10 + n / 100:.2f}</td></tr>"
+        for n in range(40_000)
+    )
+    (inputs / "big-table.htm").write_text(
+        f"<html><body><p>Stock option activity:</p><table>{rows}</table></body></html>", encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    result = run(str(inputs), "--out", str(out), "--engine", "ray", "--doc-timeout", "1", "--no-queue")
+    assert result.returncode == 1, result.stderr
+    failed = failure_lines(out)
+    assert [Path(line["ref"]).name for line in failed] == ["big-table.htm"]
+    assert failed[0]["stage"] == "extract" and "1 s limit per document (--doc-timeout)" in failed[0]["reason"]
+    assert len(records(out)) == 6
+
+
+@pytest.fixture
+def cluster() -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """A Ray cluster started beforehand, as a platform team runs one: `ray start --head --block`."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    head = subprocess.Popen(
+        [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block", f"--port={port}", "--num-cpus=2"]
+        + ["--node-ip-address=127.0.0.1", "--include-dashboard=false", "--disable-usage-stats"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        yield f"127.0.0.1:{port}", head
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)  # --block: ends the cluster's processes with it
+        head.wait(timeout=60)
+        head.stderr.close()  # type: ignore[union-attr]
+
+
+def test_a_run_joins_an_existing_cluster_and_leaves_it_running(
+    cluster: tuple[str, subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    address, head = cluster
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 8, samples=REAL_NOTES[:8])
+    local = tmp_path / "local"
+    assert run(str(inputs), "--out", str(local), "--no-queue").returncode == 0
+    for attempt in range(60):  # the head takes a few seconds to come up
+        joined = run(str(inputs), "--out", str(tmp_path / "ray"), "--engine", "ray", "--ray-address", address)
+        if "joined the Ray cluster" in joined.stderr or attempt == 59:
+            break
+        time.sleep(1)
+    assert joined.returncode == 0, joined.stderr
+    assert f"Ray: joined the Ray cluster at {address}" in joined.stderr
+    assert comparable(tmp_path / "ray") == comparable(local)
+    assert head.poll() is None  # the cluster is not the run's to stop
+    again = run(
+        str(inputs), "--out", str(tmp_path / "again"), "--engine", "ray", "--no-queue", "--ray-address", address
+    )
+    assert again.returncode == 0, again.stderr

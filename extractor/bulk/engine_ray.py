@@ -32,7 +32,7 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import ray
@@ -124,6 +124,7 @@ def _solo(step: Step, job: Job) -> Rendered | Stop:
 
 
 def _worker_source() -> str:
+    """The code a worker runs; asking it also imports what a document's work needs (work.py's imports)."""
     return source_hash()
 
 
@@ -168,17 +169,13 @@ class RayPool:
         return [share * DOCUMENTS_PER_REQUEST for share in self.shares]
 
     async def start(self) -> None:
-        """Start or join the cluster, check its workers run this code, and start the LLM actors."""
+        """Start or join the cluster, and get its workers ready: this code on them (checked), its modules
+        imported (a document's time limit must not pay for that), the LLM actors started."""
         self._connect()
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        found = await ray.remote(num_cpus=0)(_worker_source).remote()
-        if found != (here := source_hash()):
-            raise ClusterError(
-                f"the cluster's workers run other extractor code (source {found}, here {here}): install this "
-                "version on them, or submit the run with `ray job submit --working-dir .` (README: Ray)"
-            )
         if not self.llm:
             self.count = self.requested or cpus
+            await self._check(ray.remote(num_cpus=1)(_worker_source).remote() for _ in range(self.count))
             self._cpus = asyncio.Semaphore(self.count)
             self._rules = ray.remote(num_cpus=1, max_retries=1)(run_rules)
             return
@@ -199,9 +196,19 @@ class RayPool:
         self._held = [0] * self.count
         self._solo = ray.remote(num_cpus=0, max_retries=0)(_solo)
         try:
-            await asyncio.gather(*(actor.ready.remote() for actor in self._actors))
+            await self._check(actor.ready.remote() for actor in self._actors)
         except ray_errors.RayError as error:  # its client could not be made: say why, once
             raise ClusterError(f"the LLM workers could not start: {_cause(error)}") from error
+
+    async def _check(self, sources: Iterable[Any]) -> None:
+        """Wait for the workers' answers (the hash of the code they run): each must be this process's."""
+        here = source_hash()
+        found = set(await asyncio.gather(*sources)) - {here}
+        if found:
+            raise ClusterError(
+                f"the cluster's workers run other extractor code (source {', '.join(sorted(found))}, here {here}): "
+                "install this version on them, or submit the run with `ray job submit --working-dir .` (README: Ray)"
+            )
 
     async def run(self, job: Job) -> Rendered | Stop:
         if not self.llm:
