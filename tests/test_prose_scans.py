@@ -11,7 +11,9 @@ import pytest
 from extractor.backends.rules import prose, prose_numbers
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, first_award
 from extractor.loaders import load
+from extractor.numbers import NUMBER_RE, WORD_NUMBERS
 from extractor.periods import MONTH_NAMES
+from extractor.validator import coverage
 
 ROOT = Path(__file__).resolve().parents[1]
 AWKWARD = [
@@ -78,3 +80,43 @@ def test_first_award_is_the_earliest_named_then_first_by_name() -> None:
     for sentence in SENTENCES:
         hits = [(m.start(), award) for award, p in named for m in [p.search(sentence)] if m]
         assert first_award(sentence) == (min(hits)[1] if hits else None), sentence
+
+
+# The number scans before each was given a first-character test (issue 23): the same matches, same groups.
+_OLD_SCANS = [
+    (
+        NUMBER_RE,
+        r"(?:(?P<lead_currency>\$)\s*)?(?:(?P<open>\()\s*)?(?:(?P<currency>\$)\s*)?(?P<sign>[-\u2212])?"
+        r"(?P<digits>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+        r"(?:\s*(?P<percent>%))?(?:\s*(?P<close>\)))?(?:\s*(?P<trail_percent>%))?",
+        0,
+    ),
+    (
+        prose_numbers._DIGITS,
+        r"(?<![\w.,/-])(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w/]|,\d|\.\d)",
+        0,
+    ),
+    (
+        prose_numbers._WORD,
+        r"(?<![\w-])(?P<word>" + "|".join(sorted(prose_numbers.WORDS, key=len, reverse=True)) + r")(?![\w])",
+        re.I,
+    ),
+    (
+        prose_numbers._FRACTION,
+        r"(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b",
+        re.I,
+    ),
+    (
+        coverage._WORD_TERM,
+        r"\b(" + "|".join(w for w, n in WORD_NUMBERS.items() if n) + r")(?=[\s-]+" + coverage._TERM + ")",
+        re.I,
+    ),
+]
+ODD = ["ſix years, ſeven-year, Ten Months, (−1.5)%, $ (.25), 1,234.5%, ٣ shares, $-3 and (\u2212 4)", "twenty-fourth"]
+
+
+@pytest.mark.parametrize(("scan", "old", "flags"), _OLD_SCANS, ids=lambda v: getattr(v, "pattern", str(v))[:20])
+def test_number_scans_find_what_the_plain_regexes_find(scan: re.Pattern[str], old: str, flags: int) -> None:
+    oracle = re.compile(old, flags)
+    for text in [*SENTENCES, *ODD]:
+        assert _spans(scan.finditer(text)) == _spans(oracle.finditer(text)), text

@@ -63,7 +63,12 @@ _SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(•])")
 _TERM = r"(?:years?|months?)\b(?!\s+(?:periods?\s+)?(?:ended|ending)\b)"
 _TERM_AFTER = re.compile(r"[\s-]*" + _TERM, re.I)
 # A term printed in words ("vest ratably over three years", "a four-year period"): a number too.
-_WORD_TERM = re.compile(r"\b(" + "|".join(w for w, n in WORD_NUMBERS.items() if n) + r")(?=[\s-]+" + _TERM + ")", re.I)
+_TERM_WORDS = [w for w, n in WORD_NUMBERS.items() if n]
+# The first-letter test passes over most positions at once (a word's first letter is where any match starts).
+_WORD_TERM = re.compile(
+    rf"(?=[{''.join(sorted({w[0] for w in _TERM_WORDS}))}])\b(" + "|".join(_TERM_WORDS) + r")(?=[\s-]+" + _TERM + ")",
+    re.I,
+)
 
 
 @dataclass

@@ -42,9 +42,20 @@ WORDS = {
 }
 FRACTIONS = {"half": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5}
 
-_DIGITS = re.compile(r"(?<![\w.,/-])(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w/]|,\d|\.\d)")
-_WORD = re.compile(r"(?<![\w-])(?P<word>" + "|".join(sorted(WORDS, key=len, reverse=True)) + r")(?![\w])", re.I)
-_FRACTION = re.compile(r"(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b", re.I)
+_DIGITS = re.compile(
+    r"(?=[\d.])(?<![\w.,/-])(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w/]|,\d|\.\d)"
+)
+# Each scan first tests the character a match must start with (a digit or ".", a number word's first letter):
+# most positions of a sentence are passed over by that one test.
+_WORD = re.compile(
+    rf"(?=[{''.join(sorted({w[0] for w in WORDS}))}])(?<![\w-])(?P<word>"
+    + "|".join(sorted(WORDS, key=len, reverse=True))
+    + r")(?![\w])",
+    re.I,
+)
+_FRACTION = re.compile(
+    r"(?=[ot])(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b", re.I
+)
 _SCALE_AFTER = re.compile(r"\s*(thousand|million|billion|trillion)s?\b", re.I)
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent\b|per cent\b)", re.I)
 _DURATION_AFTER = re.compile(r"(?:\s+|\s*-\s*)(years?|months?)\b", re.I)
