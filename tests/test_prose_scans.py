@@ -112,7 +112,7 @@ _OLD_SCANS = [
         re.I,
     ),
 ]
-ODD = ["ſix years, ſeven-year, Ten Months, (−1.5)%, $ (.25), 1,234.5%, ٣ shares, $-3 and (\u2212 4)", "twenty-fourth"]
+ODD = ["ſix years, ſeven-year, Ten Months, (−1.5)%, $ (.25), 1,234.5%, ٣ shares, $-3, (\u2212 4) and \u22127", "twenty-fourth"]
 
 
 @pytest.mark.parametrize(("scan", "old", "flags"), _OLD_SCANS, ids=lambda v: getattr(v, "pattern", str(v))[:20])
