@@ -10,8 +10,10 @@ import pytest
 
 from extractor.backends.rules import prose, prose_numbers
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, first_award
+from extractor.backends.rules.prose_reader import load_cues
 from extractor.loaders import load
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
+from extractor.patterns import ascii_lower, may_match, required_phrases
 from extractor.periods import MONTH_NAMES
 from extractor.validator import coverage
 
@@ -112,7 +114,10 @@ _OLD_SCANS = [
         re.I,
     ),
 ]
-ODD = ["ſix years, ſeven-year, Ten Months, (−1.5)%, $ (.25), 1,234.5%, ٣ shares, $-3, (\u2212 4) and \u22127", "twenty-fourth"]
+ODD = [
+    "ſix years, ſeven-year, Ten Months, (−1.5)%, $ (.25), 1,234.5%, ٣ shares, $-3, (\u2212 4) and \u22127",
+    "twenty-fourth",
+]
 
 
 @pytest.mark.parametrize(("scan", "old", "flags"), _OLD_SCANS, ids=lambda v: getattr(v, "pattern", str(v))[:20])
@@ -120,3 +125,43 @@ def test_number_scans_find_what_the_plain_regexes_find(scan: re.Pattern[str], ol
     oracle = re.compile(old, flags)
     for text in [*SENTENCES, *ODD]:
         assert _spans(scan.finditer(text)) == _spans(oracle.finditer(text)), text
+
+
+@pytest.mark.parametrize(
+    ("pattern", "phrases"),
+    [
+        (r"unrecogni[sz]ed (?:total )?cost", ("unrecogni",)),  # the longest run; an optional group ends it
+        (r"\bRSUs?\b|\brestricted stock units?", ("rsu", "restricted stock unit")),  # one per branch
+        (r"ESPP|\d+", ()),  # a branch without a phrase: nothing is required
+        (r"(?:has|have)\d", ("ha",)),  # the parser's shared prefix of the branches
+        (r"(?:has|have) (?:been )?(?:authori[sz]ed)", ("authori",)),  # the longest
+        (r"\s*(?:vest)+ over", (" over",)),  # a repeated item counts, the run goes on after it
+        (r"(?-i:Note) \d+", (" ",)),  # a group with its own flags is passed over
+        (r"€ price", (" price",)),  # only ASCII characters
+    ],
+)
+def test_required_phrases_are_read_from_the_pattern(pattern: str, phrases: tuple[str, ...]) -> None:
+    assert required_phrases(re.compile(pattern, re.I)) == phrases
+
+
+def _lexicon_patterns() -> list[re.Pattern[str]]:
+    found = [pattern for _, pattern in AWARD_PATTERNS]
+    for cue in load_cues():
+        found += [screen.pattern for screen in (*cue.cues, *cue.after, *cue.vetoes, *cue.require)]
+    return found
+
+
+def test_every_match_of_a_lexicon_pattern_holds_one_of_its_phrases() -> None:
+    """The screen is exact: a text it rules out has no match (every sentence of the real suite and the seeds)."""
+    texts = [*SENTENCES, *(path.read_text() for path in sorted((ROOT / "tests" / "fixtures").glob("*.txt")))]
+    screened_out = 0
+    for pattern in _lexicon_patterns():
+        phrases = required_phrases(pattern)
+        for text in texts:
+            lowered = ascii_lower(text)
+            if not may_match(phrases, lowered):
+                screened_out += 1
+                assert pattern.search(text) is None, (pattern.pattern, text)
+            for match in pattern.finditer(text) if lowered is not None else ():
+                assert any(phrase in match.group(0).lower() for phrase in phrases) or not phrases, pattern.pattern
+    assert screened_out > 100_000  # the screen does rule most texts out
