@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import NamedTuple
@@ -36,6 +37,34 @@ def ascii_lower(text: str) -> str | None:
 def may_match(phrases: tuple[str, ...], lowered: str | None) -> bool:
     """False only when the text (ascii_lower) holds none of a pattern's required_phrases: it cannot match."""
     return lowered is None or not phrases or any(phrase in lowered for phrase in phrases)
+
+
+def ends_at(pattern: re.Pattern[str]) -> Callable[[str, int], bool]:
+    r"""A test of `pattern.search(text[:end]) is not None` for every `end` of a text. A pattern `X\s*$` (X of
+    bounded width w, no re.M) can only match in the w characters before the spaces that end at `end`: only
+    those are searched, not the whole prefix again for every end. Any other pattern searches the prefix."""
+    body = pattern.pattern.removesuffix(r"\s*$")
+    anchored = list(sre_parse.parse(pattern.pattern, pattern.flags))[-1:] == [(sre.AT, sre.AT_END)]  # no "a|b$"
+    width = sre.MAXREPEAT
+    if body != pattern.pattern and anchored and not pattern.flags & re.M:
+        with contextlib.suppress(re.error):  # the rest is no pattern of its own: the prefix is searched
+            width = sre_parse.parse(body, pattern.flags).getwidth()[1]
+    if width >= sre.MAXREPEAT:
+        return lambda text, end: pattern.search(text, 0, end) is not None
+
+    def test(text: str, end: int) -> bool:
+        start = end
+        while start and text[start - 1].isspace():
+            start -= 1
+        return pattern.search(text, max(0, start - width), end) is not None
+
+    return test
+
+
+def union(phrase_lists: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    """Phrases one of which any match of any of several patterns contains; () when one of them has none."""
+    lists = list(phrase_lists)
+    return () if not all(lists) else tuple(dict.fromkeys(phrase for phrases in lists for phrase in phrases))
 
 
 def _phrases(items: Sequence) -> tuple[str, ...]:

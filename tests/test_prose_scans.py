@@ -13,7 +13,7 @@ from extractor.backends.rules.lexicon import AWARD_PATTERNS, first_award
 from extractor.backends.rules.prose_reader import load_cues
 from extractor.loaders import load
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
-from extractor.patterns import ascii_lower, may_match, required_phrases
+from extractor.patterns import ascii_lower, ends_at, may_match, required_phrases
 from extractor.periods import MONTH_NAMES
 from extractor.validator import coverage
 
@@ -165,3 +165,24 @@ def test_every_match_of_a_lexicon_pattern_holds_one_of_its_phrases() -> None:
             for match in pattern.finditer(text) if lowered is not None else ():
                 assert any(phrase in match.group(0).lower() for phrase in phrases) or not phrases, pattern.pattern
     assert screened_out > 100_000  # the screen does rule most texts out
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        coverage.LEXICON.references,
+        re.compile(r"Note\s*$", re.I),  # a word then spaces: the window before the spaces
+        re.compile(r"(?<!\d)No\.?\s*$"),  # a look-behind reaches before the window
+        re.compile(r"a|note\s*$", re.I),  # not anchored as a whole: the prefix is searched
+        re.compile(r"note\s", re.I),  # no anchor at all
+    ],
+    ids=lambda p: p.pattern[:24],
+)
+def test_ends_at_agrees_with_searching_the_whole_prefix(pattern: re.Pattern[str]) -> None:
+    ends = ends_at(pattern)
+    checked = 0
+    for sentence in [*SENTENCES, "Note \n", "No.\u00a0 5, \u2003note\n\n"]:
+        for end in range(len(sentence) + 1):
+            assert ends(sentence, end) == (pattern.search(sentence[:end]) is not None), (sentence[:end], pattern)
+            checked += 1
+    assert checked > 100_000

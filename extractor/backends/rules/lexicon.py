@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias, TypeVar, get_args
 
 from extractor import schemas
-from extractor.patterns import any_of, ascii_lower, may_match, required_phrases
+from extractor.patterns import any_of, ascii_lower, may_match, required_phrases, union
 from extractor.schemas.stock_compensation import RowKind
 from extractor.schemas.values import AwardType, Unit
 
@@ -108,9 +108,7 @@ def find_award(text: str | None) -> AwardType | None:
 
 
 _NAMED_AWARDS = [(award, pattern) for award, pattern in AWARD_PATTERNS if award != "other"]
-_NAMED_PHRASES = [
-    phrases for (award, _), phrases in zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True) if award != "other"
-]
+_NAMED_PHRASES = union(p for (award, _), p in zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True) if award != "other")
 _ANY_NAMED_AWARD = any_of([pattern for _, pattern in _NAMED_AWARDS])
 
 
@@ -118,8 +116,7 @@ def first_award(text: str | None) -> AwardType | None:
     """The award type named earliest in a longer text (a caption sentence); at one place, the first in name order."""
     if not text:
         return None
-    lowered = ascii_lower(text)
-    if not any(may_match(phrases, lowered) for phrases in _NAMED_PHRASES):
+    if not may_match(_NAMED_PHRASES, ascii_lower(text)):
         return None
     if _ANY_NAMED_AWARD is not None:  # one scan finds the earliest place any award is named
         first = _ANY_NAMED_AWARD.search(text)
