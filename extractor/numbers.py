@@ -43,8 +43,9 @@ WORD_NUMBERS: dict[str, int] = {
 # optional "%" and ")". Signs and currency are reported, not folded into the digits.
 NUMBER_RE = re.compile(
     # Spaces only after a "$" or "(", never before optional parts: a run of spaces (aligned text)
-    # then fails at once instead of being split every way between three optional \s*.
-    r"(?:(?P<lead_currency>\$)\s*)?(?:(?P<open>\()\s*)?(?:(?P<currency>\$)\s*)?(?P<sign>[-\u2212])?"
+    # then fails at once instead of being split every way between three optional \s*. Every match starts
+    # with "$", "(", a sign, a digit or ".": a position without one is passed over by one test, not four.
+    r"(?=[$(\-\u2212.\d])(?:(?P<lead_currency>\$)\s*)?(?:(?P<open>\()\s*)?(?:(?P<currency>\$)\s*)?(?P<sign>[-\u2212])?"
     r"(?P<digits>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
     r"(?:\s*(?P<percent>%))?(?:\s*(?P<close>\)))?(?:\s*(?P<trail_percent>%))?"
 )

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import NamedTuple
 
 
 def any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
@@ -14,3 +18,96 @@ def any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
         return re.compile("|".join(f"(?:{p.pattern})" for p in patterns), re.I)
     except re.error:
         return None
+
+
+def required_phrases(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """Lower-case ASCII phrases one of which every match of `pattern` contains, read from its parse: the
+    longest run of plain characters it must match, or one per branch of an alternation. Python's regex engine
+    finds no literal prefix in a case-blind pattern and so tries it at every position of a text; a phrase
+    missing from the lower-cased text rules the pattern out by one substring test. () when none is known."""
+    return _phrases(sre_parse.parse(pattern.pattern, pattern.flags))
+
+
+def ascii_lower(text: str) -> str | None:
+    """The text lower-cased when it is ASCII (then a case-blind match holds its phrases); None otherwise, as
+    a case-blind ASCII phrase may match other characters ('ſ' for 's') and lower-casing may change lengths."""
+    return text.lower() if text.isascii() else None
+
+
+def may_match(phrases: tuple[str, ...], lowered: str | None) -> bool:
+    """False only when the text (ascii_lower) holds none of a pattern's required_phrases: it cannot match."""
+    return lowered is None or not phrases or any(phrase in lowered for phrase in phrases)
+
+
+def ends_at(pattern: re.Pattern[str]) -> Callable[[str, int], bool]:
+    r"""A test of `pattern.search(text[:end]) is not None` for every `end` of a text. A pattern `X\s*$` (X of
+    bounded width w, no re.M) can only match in the w characters before the spaces that end at `end`: only
+    those are searched, not the whole prefix again for every end. Any other pattern searches the prefix."""
+    body = pattern.pattern.removesuffix(r"\s*$")
+    anchored = list(sre_parse.parse(pattern.pattern, pattern.flags))[-1:] == [(sre.AT, sre.AT_END)]  # no "a|b$"
+    width = sre.MAXREPEAT
+    if body != pattern.pattern and anchored and not pattern.flags & re.M:
+        with contextlib.suppress(re.error):  # the rest is no pattern of its own: the prefix is searched
+            width = sre_parse.parse(body, pattern.flags).getwidth()[1]
+    if width >= sre.MAXREPEAT:
+        return lambda text, end: pattern.search(text, 0, end) is not None
+
+    def test(text: str, end: int) -> bool:
+        start = end
+        while start and text[start - 1].isspace():
+            start -= 1
+        return pattern.search(text, max(0, start - width), end) is not None
+
+    return test
+
+
+def union(phrase_lists: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    """Phrases one of which any match of any of several patterns contains; () when one of them has none."""
+    lists = list(phrase_lists)
+    return () if not all(lists) else tuple(dict.fromkeys(phrase for phrases in lists for phrase in phrases))
+
+
+def _phrases(items: Sequence) -> tuple[str, ...]:
+    """The most selective phrases (longest shortest member) among the sequence's runs of literal characters,
+    its alternations whose every branch has phrases, and the items it repeats at least once."""
+    best: tuple[str, ...] = ()
+    run: list[str] = []
+
+    def consider(candidate: tuple[str, ...]) -> None:
+        nonlocal best
+        if candidate and min(map(len, candidate)) > (min(map(len, best)) if best else 0):
+            best = candidate
+
+    def end_run() -> None:
+        consider(("".join(run),) if run else ())
+        run.clear()
+
+    def walk(sequence: Sequence) -> None:
+        for op, av in sequence:
+            if op is sre.LITERAL and av < 128:
+                run.append(chr(av).lower())
+            elif op is sre.SUBPATTERN and not av[1] and not av[2]:  # a group without flags of its own
+                walk(av[3])
+            else:
+                end_run()
+                if op is sre.BRANCH:
+                    branches = [_phrases(branch) for branch in av[1]]
+                    if all(branches):
+                        consider(tuple(phrase for branch in branches for phrase in branch))
+                elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and av[0] >= 1:
+                    consider(_phrases(av[2]))
+
+    walk(items)
+    end_run()
+    return best
+
+
+class Screened(NamedTuple):
+    """A pattern with its required_phrases: `may_match(phrases, lowered)` first, the regex only then."""
+
+    pattern: re.Pattern[str]
+    phrases: tuple[str, ...]
+
+
+def screened(pattern: re.Pattern[str]) -> Screened:
+    return Screened(pattern, required_phrases(pattern))

@@ -10,8 +10,12 @@ import pytest
 
 from extractor.backends.rules import prose, prose_numbers
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, first_award
+from extractor.backends.rules.prose_reader import load_cues
 from extractor.loaders import load
+from extractor.numbers import NUMBER_RE, WORD_NUMBERS
+from extractor.patterns import ascii_lower, ends_at, may_match, required_phrases
 from extractor.periods import MONTH_NAMES
+from extractor.validator import coverage
 
 ROOT = Path(__file__).resolve().parents[1]
 AWKWARD = [
@@ -78,3 +82,107 @@ def test_first_award_is_the_earliest_named_then_first_by_name() -> None:
     for sentence in SENTENCES:
         hits = [(m.start(), award) for award, p in named for m in [p.search(sentence)] if m]
         assert first_award(sentence) == (min(hits)[1] if hits else None), sentence
+
+
+# The number scans before each was given a first-character test (issue 23): the same matches, same groups.
+_OLD_SCANS = [
+    (
+        NUMBER_RE,
+        r"(?:(?P<lead_currency>\$)\s*)?(?:(?P<open>\()\s*)?(?:(?P<currency>\$)\s*)?(?P<sign>[-\u2212])?"
+        r"(?P<digits>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+        r"(?:\s*(?P<percent>%))?(?:\s*(?P<close>\)))?(?:\s*(?P<trail_percent>%))?",
+        0,
+    ),
+    (
+        prose_numbers._DIGITS,
+        r"(?<![\w.,/-])(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w/]|,\d|\.\d)",
+        0,
+    ),
+    (
+        prose_numbers._WORD,
+        r"(?<![\w-])(?P<word>" + "|".join(sorted(prose_numbers.WORDS, key=len, reverse=True)) + r")(?![\w])",
+        re.I,
+    ),
+    (
+        prose_numbers._FRACTION,
+        r"(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b",
+        re.I,
+    ),
+    (
+        coverage._WORD_TERM,
+        r"\b(" + "|".join(w for w, n in WORD_NUMBERS.items() if n) + r")(?=[\s-]+" + coverage._TERM + ")",
+        re.I,
+    ),
+]
+ODD = [
+    "ſix years, ſeven-year, Ten Months, (−1.5)%, $ (.25), 1,234.5%, ٣ shares, $-3, (\u2212 4) and \u22127",
+    "twenty-fourth",
+]
+
+
+@pytest.mark.parametrize(("scan", "old", "flags"), _OLD_SCANS, ids=lambda v: getattr(v, "pattern", str(v))[:20])
+def test_number_scans_find_what_the_plain_regexes_find(scan: re.Pattern[str], old: str, flags: int) -> None:
+    oracle = re.compile(old, flags)
+    for text in [*SENTENCES, *ODD]:
+        assert _spans(scan.finditer(text)) == _spans(oracle.finditer(text)), text
+
+
+@pytest.mark.parametrize(
+    ("pattern", "phrases"),
+    [
+        (r"unrecogni[sz]ed (?:total )?cost", ("unrecogni",)),  # the longest run; an optional group ends it
+        (r"\bRSUs?\b|\brestricted stock units?", ("rsu", "restricted stock unit")),  # one per branch
+        (r"ESPP|\d+", ()),  # a branch without a phrase: nothing is required
+        (r"(?:has|have)\d", ("ha",)),  # the parser's shared prefix of the branches
+        (r"(?:has|have) (?:been )?(?:authori[sz]ed)", ("authori",)),  # the longest
+        (r"\s*(?:vest)+ over", (" over",)),  # a repeated item counts, the run goes on after it
+        (r"(?-i:Note) \d+", (" ",)),  # a group with its own flags is passed over
+        (r"€ price", (" price",)),  # only ASCII characters
+    ],
+)
+def test_required_phrases_are_read_from_the_pattern(pattern: str, phrases: tuple[str, ...]) -> None:
+    assert required_phrases(re.compile(pattern, re.I)) == phrases
+
+
+def _lexicon_patterns() -> list[re.Pattern[str]]:
+    found = [pattern for _, pattern in AWARD_PATTERNS]
+    for cue in load_cues():
+        found += [screen.pattern for screen in (*cue.cues, *cue.after, *cue.vetoes, *cue.require)]
+    return found
+
+
+def test_every_match_of_a_lexicon_pattern_holds_one_of_its_phrases() -> None:
+    """The screen is exact: a text it rules out has no match (every sentence of the real suite and the seeds)."""
+    texts = [*SENTENCES, *(path.read_text() for path in sorted((ROOT / "tests" / "fixtures").glob("*.txt")))]
+    screened_out = 0
+    for pattern in _lexicon_patterns():
+        phrases = required_phrases(pattern)
+        for text in texts:
+            lowered = ascii_lower(text)
+            if not may_match(phrases, lowered):
+                screened_out += 1
+                assert pattern.search(text) is None, (pattern.pattern, text)
+            for match in pattern.finditer(text) if lowered is not None else ():
+                assert any(phrase in match.group(0).lower() for phrase in phrases) or not phrases, pattern.pattern
+    assert screened_out > 100_000  # the screen does rule most texts out
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        coverage.LEXICON.references,
+        re.compile(r"Note\s*$", re.I),  # a word then spaces: the window before the spaces
+        re.compile(r"(?<!\d)No\.?\s*$"),  # a look-behind reaches before the window
+        re.compile(r"a|note\s*$", re.I),  # not anchored as a whole: the prefix is searched
+        re.compile(r"note\s", re.I),  # no anchor at all
+    ],
+    ids=lambda p: p.pattern[:24],
+)
+def test_ends_at_agrees_with_searching_the_whole_prefix(pattern: re.Pattern[str]) -> None:
+    ends = ends_at(pattern)
+    checked = 0
+    for sentence in [*SENTENCES, "Note \n", "No.\u00a0 5, \u2003note\n\n"]:
+        for end in range(len(sentence) + 1):
+            assert ends(sentence, end) == (pattern.search(sentence[:end]) is not None), (sentence[:end], pattern)
+            checked += 1
+    assert checked > 100_000

@@ -67,22 +67,23 @@ def _tables(text: str, grid: TableGrid) -> list[Table]:
     for cell in grid.cells:
         by_row.setdefault(cell.row, []).append(cell)
     caption = _caption(text, grid.start)
+    parsed = {id(cell): _cell(text, cell) for cell in grid.cells}  # each cell read once, asked about thrice
     tables: list[Table] = []
     header: list[list[GridCell]] = []  # header rows of the current block
     table: Table | None = None
     group: str | None = None
     wrapped: tuple[str, int] | None = None  # a label row with no values, which the next row may continue
-    first = 0 if _no_label_column(text, by_row) else 1  # the first value column
+    first = 0 if _no_label_column(text, by_row, parsed) else 1  # the first value column
     for r in range(grid.rows):
         cells = sorted(by_row.get(r, []), key=lambda c: c.col)
-        label_cell = next((c for c in cells if c.col == 0 and (first or not _cell(text, c).numbers)), None)
+        label_cell = next((c for c in cells if c.col == 0 and (first or not parsed[id(c)].numbers)), None)
         label = text[label_cell.start : label_cell.end] if label_cell else ""
         values = [Cell([], 0, 0) for _ in range(grid.cols - first)]
         texts = ["" for _ in range(grid.cols - first)]
         for c in cells:
             if c.col < first or c is label_cell:
                 continue
-            values[c.col - first] = _cell(text, c)
+            values[c.col - first] = parsed[id(c)]
             printed = text[c.start : c.end].strip()
             texts[c.col - first] = printed if values[c.col - first].empty and printed not in EMPTY_MARKERS else ""
         if _is_header_row(values, texts):
@@ -117,14 +118,13 @@ def _tables(text: str, grid: TableGrid) -> list[Table]:
     return tables
 
 
-def _no_label_column(text: str, by_row: dict[int, list[GridCell]]) -> bool:
+def _no_label_column(text: str, by_row: dict[int, list[GridCell]], parsed: dict[int, Cell]) -> bool:
     """A table whose first column holds numbers, not row labels ('7,500,000 | $0.0025' under 'Number of
     Warrants | Exercise Price'): every row with a value has a number (or nothing) in the first column."""
     numbered = 0
     for cells in by_row.values():
-        parsed = {id(c): _cell(text, c) for c in cells}
         first = next((c for c in cells if c.col == 0), None)
-        if first is None or all(not p.numbers or is_year_cell(p) for p in parsed.values()):
+        if first is None or all(not parsed[id(c)].numbers or is_year_cell(parsed[id(c)]) for c in cells):
             continue  # no value, or a header row of years
         lead = parsed[id(first)]
         mark = _FOOTNOTE_MARK.fullmatch(text[first.start : first.end].strip())

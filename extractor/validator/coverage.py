@@ -25,7 +25,7 @@ from extractor import schemas
 from extractor.document import Document
 from extractor.findings import Finding, Unexplained
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
-from extractor.patterns import any_of
+from extractor.patterns import any_of, ends_at
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
 from extractor.tables import Table, layout
@@ -58,12 +58,18 @@ def _load() -> _Lexicon:
 
 
 LEXICON = _load()
+_AFTER_REFERENCE = ends_at(LEXICON.references)  # the text before a number ends with "ASC", "Note", …
 _SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(•])")
 # "years" or "months" after a number make it a term ("over 4 years"), unless a period is named ("nine months ended")
 _TERM = r"(?:years?|months?)\b(?!\s+(?:periods?\s+)?(?:ended|ending)\b)"
 _TERM_AFTER = re.compile(r"[\s-]*" + _TERM, re.I)
 # A term printed in words ("vest ratably over three years", "a four-year period"): a number too.
-_WORD_TERM = re.compile(r"\b(" + "|".join(w for w, n in WORD_NUMBERS.items() if n) + r")(?=[\s-]+" + _TERM + ")", re.I)
+_TERM_WORDS = [w for w, n in WORD_NUMBERS.items() if n]
+# The first-letter test passes over most positions at once (a word's first letter is where any match starts).
+_WORD_TERM = re.compile(
+    rf"(?=[{''.join(sorted({w[0] for w in _TERM_WORDS}))}])\b(" + "|".join(_TERM_WORDS) + r")(?=[\s-]+" + _TERM + ")",
+    re.I,
+)
 
 
 @dataclass
@@ -265,7 +271,7 @@ def _no_amount(match: re.Match[str], sentence: str, text: str, end: int) -> str 
         or match.group("percent")
         or match.group("trail_percent")
     )
-    if LEXICON.references.search(sentence[: match.start()]):
+    if _AFTER_REFERENCE(sentence, match.start()):
         return "a reference"
     if marked or "," in digits or "." in digits:
         return None

@@ -152,10 +152,15 @@ def check_grounding(facts: FactSet, source: SourceText | None) -> Iterator[Findi
         yield from _check_printing(pair, source)
 
 
+def _what(fact: Fact) -> str:
+    """How a finding names the fact: written only for a finding (most printings have none)."""
+    return f"{concept_words(fact.concept)} ({award_label(fact.dims)}, {fact.period.end_date.isoformat()}) = {show(fact.value)}"
+
+
 def _check_printing(pair: Located, source: SourceText | None) -> Iterator[Finding]:
     fact = pair[1]
-    what = f"{concept_words(fact.concept)} ({award_label(fact.dims)}, {fact.period.end_date.isoformat()}) = {show(fact.value)}"
     if fact.source is None:
+        what = _what(fact)
         where = source.find(fact) if source else None
         hint = (
             f"; the value is printed at offset {where}"
@@ -168,6 +173,7 @@ def _check_printing(pair: Located, source: SourceText | None) -> Iterator[Findin
         return
     span = fact.source
     if source is not None and source.text[span.start : span.end] != span.text:
+        what = _what(fact)
         actual = (
             source.text[span.start : span.end] if span.end <= len(source.text) else "(beyond the end of the document)"
         )
@@ -183,6 +189,7 @@ def _check_printing(pair: Located, source: SourceText | None) -> Iterator[Findin
     months = months_after(source.text, span.end) if source is not None else None
     exponent = readback_exponent(fact, printed, months) if printed is not None else None
     if printed is None or exponent is None:
+        what = _what(fact)
         scales = ", ".join(SCALE_NAMES.get(e, f"×10^{e}") for e in EXPONENTS[fact.unit])
         yield finding(
             "grounding.readback",
@@ -198,6 +205,7 @@ def _check_printing(pair: Located, source: SourceText | None) -> Iterator[Findin
         return  # zero reads back at every scale
     stated = source.stated_scale(span.start, span.end)
     if exponent not in stated.exponents:
+        what = _what(fact)
         expected = printed.scaleb(stated.exponents[0])
         names = " or ".join(SCALE_NAMES.get(e, str(e)) for e in stated.exponents)
         yield finding(

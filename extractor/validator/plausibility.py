@@ -7,6 +7,7 @@ from datetime import date
 
 from extractor.findings import Finding, Severity
 from extractor.schemas.concepts import concept_words
+from extractor.schemas.facts import Fact
 from extractor.schemas.relations import CONCEPT_BOUNDS, MAY_BE_NEGATIVE, PLAN_TERMS, SIGNED, UNIT_BOUNDS
 from extractor.validator.factset import (
     FactSet,
@@ -45,6 +46,11 @@ def check_bounds(facts: FactSet) -> Iterator[Finding]:
         )
 
 
+def _named(fact: Fact) -> str:
+    """How a date finding names its fact: written only for a finding."""
+    return f"{concept_words(fact.concept)} ({award_label(fact.dims)})"
+
+
 def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> Iterator[Finding]:
     """Periods run forwards, flows last a quarter to a year, and no date falls outside the filing's years."""
     flows = [p for p in facts if p[1].period.instant is None]
@@ -56,7 +62,7 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
         date.fromordinal(max(1, min(starts).toordinal() - 2)) if starts else None
     )  # a reviewer may type 0001-01-01
     for pair in facts:
-        fact, where = pair[1], f"{concept_words(pair[1].concept)} ({award_label(pair[1].dims)})"
+        fact = pair[1]
         period = fact.period
         if period.start is not None and period.end is not None:
             days = (period.end - period.start).days + 1
@@ -64,14 +70,14 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
                 yield finding(
                     "plausibility.dates",
                     "error",
-                    f"{where}: period starts {period.start} after it ends {period.end}",
+                    f"{_named(fact)}: period starts {period.start} after it ends {period.end}",
                     [pair],
                 )
             elif days not in FLOW_DAYS:
                 yield finding(
                     "plausibility.dates",
                     "warning",
-                    f"{where}: a flow over {days} days ({period.start} to {period.end})",
+                    f"{_named(fact)}: a flow over {days} days ({period.start} to {period.end})",
                     [pair],
                 )
         day = period.end_date
@@ -79,14 +85,14 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
             yield finding(
                 "plausibility.dates",
                 "error",
-                f"{where}: dated {day}, after the latest fiscal year end {latest}",
+                f"{_named(fact)}: dated {day}, after the latest fiscal year end {latest}",
                 [pair],
             )
         elif earliest is not None and day < earliest:
             yield finding(
                 "plausibility.dates",
                 "warning" if fact.concept in PLAN_TERMS else "error",  # a plan term dated at the plan's adoption
-                f"{where}: dated {day}, before the earliest fiscal year reported (from {min(starts)})",
+                f"{_named(fact)}: dated {day}, before the earliest fiscal year reported (from {min(starts)})",
                 [pair],
             )
         schedule_year = fact.dims.get("year")
@@ -96,7 +102,7 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
             yield finding(
                 "plausibility.dates",
                 "error",
-                f"{where}: dims.year '{schedule_year}' is not a date (YYYY-MM-DD)",
+                f"{_named(fact)}: dims.year '{schedule_year}' is not a date (YYYY-MM-DD)",
                 [pair],
             )
             continue
@@ -104,6 +110,6 @@ def check_dates(facts: FactSet, fiscal_year_ends: list[date] | None = None) -> I
             yield finding(
                 "plausibility.dates",
                 "error",
-                f"{where}: future-year schedule entry for {schedule_year} is not after {day}",
+                f"{_named(fact)}: future-year schedule entry for {schedule_year} is not after {day}",
                 [pair],
             )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias, TypeVar, get_args
 
 from extractor import schemas
-from extractor.patterns import any_of
+from extractor.patterns import any_of, ascii_lower, may_match, required_phrases, union
 from extractor.schemas.stock_compensation import RowKind
 from extractor.schemas.values import AwardType, Unit
 
@@ -92,23 +92,31 @@ TOTAL_ROW = re.compile(_TABLES["patterns"]["total_row"], re.I)
 EXPENSE_LINES = re.compile(_TABLES["patterns"]["expense_lines"], re.I)
 
 
+# What each award pattern's matches contain (patterns.required_phrases): a text without it is not searched.
+AWARD_PHRASES: list[tuple[str, ...]] = [required_phrases(pattern) for _, pattern in AWARD_PATTERNS]
+
+
 def find_award(text: str | None) -> AwardType | None:
     """The award type a phrase names, most specific pattern first."""
     if not text:
         return None
-    for award, pattern in AWARD_PATTERNS:
-        if pattern.search(text):
+    lowered = ascii_lower(text)
+    for (award, pattern), phrases in zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True):
+        if may_match(phrases, lowered) and pattern.search(text):
             return award
     return None
 
 
 _NAMED_AWARDS = [(award, pattern) for award, pattern in AWARD_PATTERNS if award != "other"]
+_NAMED_PHRASES = union(p for (award, _), p in zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True) if award != "other")
 _ANY_NAMED_AWARD = any_of([pattern for _, pattern in _NAMED_AWARDS])
 
 
 def first_award(text: str | None) -> AwardType | None:
     """The award type named earliest in a longer text (a caption sentence); at one place, the first in name order."""
     if not text:
+        return None
+    if not may_match(_NAMED_PHRASES, ascii_lower(text)):
         return None
     if _ANY_NAMED_AWARD is not None:  # one scan finds the earliest place any award is named
         first = _ANY_NAMED_AWARD.search(text)

@@ -42,9 +42,20 @@ WORDS = {
 }
 FRACTIONS = {"half": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5}
 
-_DIGITS = re.compile(r"(?<![\w.,/-])(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w/]|,\d|\.\d)")
-_WORD = re.compile(r"(?<![\w-])(?P<word>" + "|".join(sorted(WORDS, key=len, reverse=True)) + r")(?![\w])", re.I)
-_FRACTION = re.compile(r"(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b", re.I)
+_DIGITS = re.compile(
+    r"(?=[\d.])(?<![\w.,/-])(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w/]|,\d|\.\d)"
+)
+# Each scan first tests the character a match must start with (a digit or ".", a number word's first letter):
+# most positions of a sentence are passed over by that one test.
+_WORD = re.compile(
+    rf"(?=[{''.join(sorted({w[0] for w in WORDS}))}])(?<![\w-])(?P<word>"
+    + "|".join(sorted(WORDS, key=len, reverse=True))
+    + r")(?![\w])",
+    re.I,
+)
+_FRACTION = re.compile(
+    r"(?=[ot])(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b", re.I
+)
 _SCALE_AFTER = re.compile(r"\s*(thousand|million|billion|trillion)s?\b", re.I)
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent\b|per cent\b)", re.I)
 _DURATION_AFTER = re.compile(r"(?:\s+|\s*-\s*)(years?|months?)\b", re.I)
@@ -67,7 +78,11 @@ _SKIP_REACH = max(len(word.replace("\\", "")) for word in _SKIP_WORDS.split("|")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _MONTH_AT_END = re.compile(r"\b(?:" + MONTH_NAMES + r")\Z", re.I)
 _MONTH_REACH = max(len(name) for name in MONTH_NAMES.split("|"))
-_MONTH_DAY_AFTER = re.compile(r"^,\s*(?:19|20)\d\d\b")
+# What may follow a number, matched where it ends (never on a copy of the rest of the sentence).
+_MONTH_DAY_AFTER = re.compile(r",\s*(?:19|20)\d\d\b")
+_CLOSE_AFTER = re.compile(r"\s*\)")
+_ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b|\(k\)|-\d|-for-", re.I)  # "1st", "401(k)", "10b5-1", "one-for-one"
+_PLAN_AFTER = re.compile(r"\s+(?:plan|program|stock|equity|incentive|omnibus|employee|share|long)", re.I)
 _LETTER_HYPHEN_BEFORE = re.compile(r"[A-Za-z]-$")
 
 
@@ -156,7 +171,7 @@ def _is_year_like(sentence: str, start: int, end: int, digits: str) -> bool:
 def _in_date(sentence: str, start: int, end: int) -> bool:
     """The day of "March 1, 2024", or the year of "March 1, 2024" or "March 2024"."""
     return _after_month(sentence, start) and (
-        bool(_MONTH_DAY_AFTER.match(sentence[end:])) or bool(_YEAR.fullmatch(sentence, start, end))
+        bool(_MONTH_DAY_AFTER.match(sentence, end)) or bool(_YEAR.fullmatch(sentence, start, end))
     )
 
 
@@ -169,19 +184,15 @@ def find_numbers(sentence: str) -> list[Number]:
             continue
         mark = _skip_spaces_back(sentence, start)  # just after the printed character before the number
         before = sentence[mark - 1] if mark else ""
-        if before == "(" and re.match(r"\s*\)", sentence[end:]) and len(digits) <= 2:
+        if before == "(" and _CLOSE_AFTER.match(sentence, end) and len(digits) <= 2:
             continue  # list marker "(1)"
-        if re.match(r"(?:st|nd|rd|th)\b|\(k\)|-\d|-for-", sentence[end:], re.I) or _LETTER_HYPHEN_BEFORE.search(
-            sentence, max(0, start - 3), start
-        ):
+        if _ORDINAL_AFTER.match(sentence, end) or _LETTER_HYPHEN_BEFORE.search(sentence, max(0, start - 3), start):
             continue  # "1st", "401(k)", "10b5-1", "one-for-one"
         dollar = before == "$" or (before == "(" and _printed_before(sentence, mark - 1) == "$")  # "$5", "$ (5"
         if _is_year_like(sentence, start, end, digits) and not _PERCENT_AFTER.match(sentence, end):
             if not (_SCALE_AFTER.match(sentence, end) or _SHARES_AFTER.match(sentence, end)):
                 continue
-            if re.match(
-                r"\s+(?:plan|program|stock|equity|incentive|omnibus|employee|share|long)", sentence[end:], re.I
-            ):
+            if _PLAN_AFTER.match(sentence, end):
                 continue
         number = Number(value=Decimal(digits.replace(",", "")), text=digits, start=start, end=end, dollar=dollar)
         number.decimals = len(digits.split(".")[1]) if "." in digits else 0

@@ -18,9 +18,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from extractor.backends.rules.lexicon import AWARD_PATTERNS, AWARD_TYPES, LEXICON_DIR, UNITS, find_award, known
+from extractor.backends.rules.lexicon import (
+    AWARD_PATTERNS,
+    AWARD_PHRASES,
+    AWARD_TYPES,
+    LEXICON_DIR,
+    UNITS,
+    find_award,
+    known,
+)
 from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases, named_day
 from extractor.backends.rules.prose_numbers import Number, find_numbers
+from extractor.patterns import Screened, ascii_lower, may_match, screened
 from extractor.periods import FiscalCalendar
 from extractor.schemas.stock_compensation import (
     AwardYearInfo,
@@ -56,10 +65,10 @@ class Cue:
     unit: Unit
     period: str
     award: CueAward
-    cues: tuple[re.Pattern[str], ...]
-    after: tuple[re.Pattern[str], ...] = ()
-    vetoes: tuple[re.Pattern[str], ...] = ()
-    require: tuple[re.Pattern[str], ...] = ()
+    cues: tuple[Screened, ...]
+    after: tuple[Screened, ...] = ()
+    vetoes: tuple[Screened, ...] = ()
+    require: tuple[Screened, ...] = ()
 
 
 @lru_cache(maxsize=4)
@@ -78,7 +87,8 @@ def load_cues(path: Path = LEXICON) -> tuple[Cue, ...]:
         if entry["target"].split(".")[0] not in TARGET_ROOTS:
             raise ValueError(f"{path}: cue {name!r}: target {entry['target']!r} unknown")
         patterns = {
-            key: tuple(re.compile(p, re.I) for p in entry.get(key, [])) for key in ("cues", "after", "not", "require")
+            key: tuple(screened(re.compile(p, re.I)) for p in entry.get(key, []))
+            for key in ("cues", "after", "not", "require")
         }
         cues.append(
             Cue(
@@ -158,15 +168,22 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
 
 def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, clause: str) -> Cue | None:
     best: tuple[int, int, Cue] | None = None
+    # A pattern runs only on a text holding one of its phrases (may_match): most cues are absent from most windows.
+    low_before, low_after, low_clause = ascii_lower(before), ascii_lower(after), ascii_lower(clause)
     eligible = [
         (order, cue)
         for order, cue in enumerate(cues)
         if cue.unit in units
-        and all(r.search(clause) for r in cue.require)
-        and not any(v.search(before) or v.search(after) for v in cue.vetoes)
+        and all(may_match(phrases, low_clause) and r.search(clause) for r, phrases in cue.require)
+        and not any(
+            (may_match(phrases, low_before) and v.search(before)) or (may_match(phrases, low_after) and v.search(after))
+            for v, phrases in cue.vetoes
+        )
     ]
     for order, cue in eligible:
-        for pattern in cue.cues:
+        for pattern, phrases in cue.cues:
+            if not may_match(phrases, low_before):
+                continue
             for m in pattern.finditer(before):
                 distance = len(before) - m.end()
                 if best is None or (distance, order) < best[:2]:
@@ -174,10 +191,16 @@ def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, cl
     if best:
         return best[2]
     for order, cue in eligible:
-        if any(p.match(after) for p in cue.after):
+        if any(may_match(phrases, low_after) and p.match(after) for p, phrases in cue.after):
             distance = 0
         else:
-            hits = [m.start() for p in cue.cues if "$" not in p.pattern for m in [p.search(after)] if m]
+            hits = [
+                m.start()
+                for p, phrases in cue.cues
+                if "$" not in p.pattern and may_match(phrases, low_after)
+                for m in [p.search(after)]
+                if m
+            ]
             if not hits:
                 continue
             distance = min(hits) + 1
@@ -190,14 +213,21 @@ def _nearest_award(before: str, after: str) -> AwardType | None:
     """The award type named closest before the number ("$4.6 million related to stock options … 2.4 years"),
     else the first one named after it; at one place the most specific pattern wins."""
     best: tuple[int, int, AwardType] | None = None
-    for order, (award, pattern) in enumerate(AWARD_PATTERNS):
+    low_before, low_after = ascii_lower(before), ascii_lower(after)
+    for order, ((award, pattern), phrases) in enumerate(zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True)):
+        if not may_match(phrases, low_before):
+            continue
         for match in pattern.finditer(before):
             if best is None or (match.end(), -order) > best[:2]:
                 best = (match.end(), -order, award)
     if best:
         return best[2]
     hits = [
-        (m.start(), order, award) for order, (award, p) in enumerate(AWARD_PATTERNS) for m in [p.search(after)] if m
+        (m.start(), order, award)
+        for order, ((award, p), phrases) in enumerate(zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True))
+        if may_match(phrases, low_after)
+        for m in [p.search(after)]
+        if m
     ]
     return min(hits)[2] if hits else None
 
