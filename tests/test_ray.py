@@ -346,13 +346,17 @@ def test_a_document_past_its_time_limit_fails_and_its_worker_is_ended_while_the_
 
 
 @pytest.fixture
-def cluster() -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    """A Ray cluster started beforehand, as a platform team runs one: `ray start --head --block`."""
+def cluster() -> Iterator[tuple[str, subprocess.Popen[str], dict[str, str]]]:
+    """A Ray cluster started beforehand, as a platform team runs one (`ray start --head --block`), with
+    token authentication as Ray recommends: its mode and token are the environment of every process
+    that joins it (the run included)."""
+    import secrets
     import socket
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
     head = subprocess.Popen(
         [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block", f"--port={port}", "--num-cpus=2"]
         + ["--node-ip-address=127.0.0.1", "--include-dashboard=false", "--disable-usage-stats"],
@@ -360,9 +364,17 @@ def cluster() -> Iterator[tuple[str, subprocess.Popen[str]]]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        env=env,
     )
     try:
-        yield f"127.0.0.1:{port}", head
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # its GCS listens once the head is up
+            assert head.poll() is None, head.communicate()
+            with socket.socket() as knock:
+                if knock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.2)
+        yield f"127.0.0.1:{port}", head, env
     finally:
         os.killpg(head.pid, signal.SIGTERM)  # --block: ends the cluster's processes with it
         head.wait(timeout=60)
@@ -370,23 +382,23 @@ def cluster() -> Iterator[tuple[str, subprocess.Popen[str]]]:
 
 
 def test_a_run_joins_an_existing_cluster_and_leaves_it_running(
-    cluster: tuple[str, subprocess.Popen[str]], tmp_path: Path
+    cluster: tuple[str, subprocess.Popen[str], dict[str, str]], tmp_path: Path
 ) -> None:
-    address, head = cluster
+    address, head, env = cluster
     inputs = tmp_path / "in"
     build_corpus(inputs, 8, samples=REAL_NOTES[:8])
     local = tmp_path / "local"
     assert run(str(inputs), "--out", str(local), "--no-queue").returncode == 0
-    for attempt in range(60):  # the head takes a few seconds to come up
-        joined = run(str(inputs), "--out", str(tmp_path / "ray"), "--engine", "ray", "--ray-address", address)
-        if "joined the Ray cluster" in joined.stderr or attempt == 59:
-            break
-        time.sleep(1)
-    assert joined.returncode == 0, joined.stderr
-    assert f"Ray: joined the Ray cluster at {address}" in joined.stderr
-    assert comparable(tmp_path / "ray") == comparable(local)
-    assert head.poll() is None  # the cluster is not the run's to stop
-    again = run(
-        str(inputs), "--out", str(tmp_path / "again"), "--engine", "ray", "--no-queue", "--ray-address", address
-    )
-    assert again.returncode == 0, again.stderr
+    for out in (tmp_path / "ray", tmp_path / "again"):  # twice: the first run left the cluster as it was
+        joined = subprocess.run(
+            [*EXTRACTOR, str(inputs), "--out", str(out), "--engine", "ray", "--ray-address", address, "--no-queue"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+            env=env,
+        )
+        assert joined.returncode == 0, joined.stderr
+        assert f"Ray: joined the Ray cluster at {address}" in joined.stderr
+        assert comparable(out) == comparable(local)
+        assert head.poll() is None  # the cluster is not the run's to stop

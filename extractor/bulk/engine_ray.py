@@ -281,14 +281,19 @@ class RayPool:
     def _connect(self) -> None:
         if ray.is_initialized():  # a Python caller that has its own Ray session: use it, leave it open
             return
+        cpus = None if self.address else self.requested or default_workers()
+        try:
+            # "local": a new instance for this run, never one that another run or `ray start` left on this machine
+            context = ray.init(
+                address=self.address or "local", num_cpus=cpus, logging_level=logging.WARNING, log_to_driver=False
+            )
+        except Exception as error:  # an address nobody answers at, a token the cluster refuses...
+            where = f"join the Ray cluster at {self.address}" if self.address else "start a local Ray instance"
+            raise ClusterError(f"cannot {where}: {_cause(error)}") from error
+        self._connected = True
         if self.address:
-            context = ray.init(address=self.address, logging_level=logging.WARNING, log_to_driver=False)
-            self._connected = True
             place = f"joined the Ray cluster at {self.address}"
         else:
-            cpus = self.requested or default_workers()
-            context = ray.init(num_cpus=cpus, logging_level=logging.WARNING, log_to_driver=False)
-            self._connected = True
             self._reaper = subprocess.Popen(
                 [sys.executable, "-m", "extractor.bulk.reaper", str(os.getpid())],
                 stdin=subprocess.PIPE,

@@ -58,6 +58,7 @@ class Tally:
     written: dict[Status, int] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     started: float = field(default_factory=time.monotonic)  # when the workers were ready
+    ended: float | None = None  # when the last document was written (before the workers are shut down)
     startup_seconds: float = 0.0  # starting the workers (imports, LLM clients)
     stopped_by: str | None = None  # why the run ended before its inputs did
 
@@ -76,7 +77,8 @@ class Tally:
 
     @property
     def elapsed(self) -> float:
-        return time.monotonic() - self.started
+        """Seconds spent on documents: from the workers' start-up to the last one written."""
+        return (self.ended or time.monotonic()) - self.started
 
 
 class BulkRun:
@@ -154,6 +156,7 @@ class BulkRun:
             try:
                 await writer  # raises what stopped the writer (a full disk, say): the CLI says it
             finally:
+                self.tally.ended = time.monotonic()  # shutting workers down (a Ray instance: a second) is no work
                 await self.pool.close()
         return self.tally
 
