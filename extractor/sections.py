@@ -111,18 +111,24 @@ def find_note(document: Document) -> Section | None:
     items = {h.number for h in heads if h.style == "item"}
     if not any(len(run) >= _MIN_RUN for run in runs) and len(items) < 2:
         return Section(0, len(text), document.metadata.title, "whole document (no other note headings)")
-    hits = [m.start() for m in _KEYWORDS.finditer(text)]
     ends = [h.start for h in heads if h.style in ("item", "end")]
-    named: list[tuple[int, int, _Heading, int]] = []
-    holders: list[tuple[int, int, _Heading, int]] = []
+    titled: list[tuple[bool, _Heading, int]] = []  # notes whose title may make them the one, with their ends
     for run in runs:
         for i, head in enumerate(run):
             end = run[i + 1].start if i + 1 < len(run) else _next(ends, head.start, len(text))
-            count = bisect_left(hits, end) - bisect_left(hits, head.start)
-            if _NAMED.search(head.title) and count >= _MIN_NAMED_HITS:
-                named.append((count, end - head.start, head, end))
-            elif _HOLDER.search(head.title) and count >= _MIN_HOLDER_HITS:
-                holders.append((count, end - head.start, head, end))
+            if _NAMED.search(head.title):
+                titled.append((True, head, end))
+            elif _HOLDER.search(head.title):
+                titled.append((False, head, end))
+    hits = _keyword_hits(text, [(head.start, end) for _, head, end in titled])
+    named: list[tuple[int, int, _Heading, int]] = []
+    holders: list[tuple[int, int, _Heading, int]] = []
+    for is_named, head, end in titled:
+        count = bisect_left(hits, end) - bisect_left(hits, head.start)
+        if is_named and count >= _MIN_NAMED_HITS:
+            named.append((count, end - head.start, head, end))
+        elif not is_named and count >= _MIN_HOLDER_HITS:
+            holders.append((count, end - head.start, head, end))
     candidates = named or holders
     if not candidates:
         return None
@@ -132,6 +138,21 @@ def find_note(document: Document) -> Section | None:
         f", best of {len(candidates)})" if len(candidates) > 1 else ")"
     )
     return Section(best.start, end, best.title, why)
+
+
+def _keyword_hits(text: str, spans: list[tuple[int, int]]) -> list[int]:
+    """Where keywords start inside the spans (notes that start on a line), each part of the text scanned once:
+    not the whole filing. A scan from a line start finds what a scan of the whole text does, as no keyword
+    runs over a line break."""
+    hits: list[int] = []
+    covered = 0
+    for start, end in sorted(spans):
+        for match in _KEYWORDS.finditer(text, max(start, covered)):
+            if match.start() >= end:
+                break
+            hits.append(match.start())
+        covered = max(covered, end)
+    return hits
 
 
 def _next(positions: list[int], after: int, default: int) -> int:
