@@ -57,7 +57,7 @@ CELL_TAGS = frozenset({"td", "th"})
 SKIP_TAGS = frozenset({"script", "style", "head", "noscript", "template"})
 _SPACED_OR_SKIPPED = BLOCK_TAGS | SKIP_TAGS | {"br"}
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")  # not \s: non-breaking spaces are cell content
-_CELL_SPACES = re.compile(r"[\s\u00a0\u200b]+")
+_NOT_ONE_SPACE = ("  ", "\t", "\n", "\r", "\f", "\v")  # what _SPACES would change: a text without them has none
 _NUMERIC = re.compile(r"\d")
 _JOIN_RIGHT = frozenset({"$", "(", "($", "$("})  # joined to the cell after them
 _RANGE_DASHES = frozenset({"-", "\u2013", "to"})
@@ -80,7 +80,7 @@ def _cell_text(element: etree._Element) -> str:
     """A cell's visible text on one line (its paragraphs and line breaks become spaces). Walked by lxml
     (iterwalk: no Python recursion, so a cell nested thousands of elements deep is read too)."""
     if not len(element):  # most cells: text only
-        return _CELL_SPACES.sub(" ", element.text or "").strip()
+        return _one_line(element.text or "")
     parts: list[str] = []
     walker = etree.iterwalk(element, events=("start", "end", "comment", "pi"))
     for event, node in walker:
@@ -100,7 +100,13 @@ def _cell_text(element: etree._Element) -> str:
                 parts.append(node.tail)
         elif node.tail:  # a comment or processing instruction: only its tail is text
             parts.append(node.tail)
-    return _CELL_SPACES.sub(" ", "".join(parts)).strip()
+    return _one_line("".join(parts))
+
+
+def _one_line(text: str) -> str:
+    """Every run of Unicode whitespace (the non-breaking space among it) and zero-width spaces made one space, and
+    none at either end (str.split's whitespace is the regex \\s: the same characters)."""
+    return " ".join(text.replace("\u200b", " ").split())
 
 
 def _inline_only(cell: etree._Element) -> bool:
@@ -187,10 +193,10 @@ def _rows(table: etree._Element) -> list[_Row]:
 
 
 def _collapse_spaces(rows: list[_Row]) -> None:
-    """Every cell's text with its runs of spaces made one and stripped, as _cell_text does, in one pass: the
-    cells joined by NUL, which no parsed text holds and no space pattern matches."""
+    """Every cell's text made one line, as _cell_text does, in one pass: the cells joined by NUL, which no parsed
+    text holds (lxml reads it as U+FFFD) and which is no space."""
     joined = "\0".join(text for row in rows for text in row.texts)
-    parts = _CELL_SPACES.sub(" ", joined).replace(" \0", "\0").replace("\0 ", "\0").strip(" ").split("\0")
+    parts = _one_line(joined).replace(" \0", "\0").replace("\0 ", "\0").split("\0")
     at = 0
     for row in rows:
         row.texts[:] = parts[at : at + len(row.texts)]
@@ -315,7 +321,12 @@ class _Renderer:
         return start
 
     def flush(self) -> None:
-        line = _SPACES.sub(" ", "".join(self.buffer)).strip(" ")
+        if not self.buffer:
+            return
+        line = "".join(self.buffer)
+        if any(run in line for run in _NOT_ONE_SPACE):  # a scan for these is cheap, a substitution is not
+            line = _SPACES.sub(" ", line)
+        line = line.strip(" ")
         if line:
             self._emit(line)
         self.buffer = []
@@ -325,33 +336,55 @@ class _Renderer:
             self._emit("")
 
     def render(self, root: etree._Element) -> None:
-        _depth_first(self._render, root)
+        _depth_first(lambda element: self._walk(element, element is not root), root)
 
-    def _render(self, element: etree._Element) -> Iterator[etree._Element]:
-        """Render one element; yields the children to render in their place (see _depth_first)."""
-        tag = element.tag.lower() if isinstance(element.tag, str) else ""
-        if tag in SKIP_TAGS or _hidden(element):
-            self._tail(element)
-            return
-        if tag == "table":
-            self.flush()
-            yield from self._table(element)
-        elif tag in BLOCK_TAGS or tag in CELL_TAGS:
-            self.flush()
-            yield from self._inline(element)
-            self.flush()
-        elif tag == "br":
-            self.flush()
-        else:
-            yield from self._inline(element)
-        self._tail(element)
+    def _walk(self, top: etree._Element, cell: bool) -> Iterator[etree._Element]:
+        """Render `top` (a wrapper table's cell: only its content) in one lxml walk; yields each wrapper table's
+        cells to render in their place (see _depth_first). Skipped, hidden and line-break elements and tables
+        give only their tail; blocks and cells are lines of their own; other elements run on inline."""
+        walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
+        blocks: list[bool] = []  # for each open element: whether its end ends a line
+        for event, element in walker:
+            if event == "start":
+                tag = element.tag.lower()
+                if cell and element is top:
+                    blocks.append(False)
+                elif tag in SKIP_TAGS or _hidden(element):
+                    walker.skip_subtree()  # its "end" still comes: the tail is added there
+                    blocks.append(False)
+                    continue
+                elif tag == "table":
+                    self.flush()
+                    yield from self._table(element)
+                    walker.skip_subtree()
+                    blocks.append(False)
+                    continue
+                elif tag in BLOCK_TAGS or tag in CELL_TAGS:
+                    self.flush()
+                    blocks.append(True)
+                elif tag == "br":
+                    self.flush()
+                    walker.skip_subtree()
+                    blocks.append(False)
+                    continue
+                else:
+                    blocks.append(False)
+                if element.text:
+                    self.buffer.append(element.text)
+            elif event == "end":
+                if blocks.pop():
+                    self.flush()
+                if element.tail and not (cell and element is top):
+                    self.buffer.append(element.tail)
+            elif element.tail:  # a comment or processing instruction: only its tail is text
+                self.buffer.append(element.tail)
 
     def _table(self, table: etree._Element) -> Iterator[etree._Element]:
         if any(True for _ in table.iterdescendants("table")):
             for cell in table.iter("td", "th"):  # a wrapper (an R page's note cell): its content reads as blocks
                 if next(cell.iterancestors("table"), None) is table:
                     self.flush()
-                    yield from self._inline(cell)
+                    yield cell
                     self.flush()
             return
         rows = table_grid(table)
@@ -372,25 +405,15 @@ class _Renderer:
         self.tables.append(DrawnTable(start, self.offset, rows))
         self._emit("")
 
-    def _inline(self, element: etree._Element) -> Iterator[etree._Element]:
-        if element.text:
-            self.buffer.append(element.text)
-        for child in element:
-            if isinstance(child.tag, str):
-                yield child
-            else:  # comments, processing instructions
-                self._tail(child)
-
-    def _tail(self, element: etree._Element) -> None:
-        if element.tail:
-            self.buffer.append(element.tail)
-
 
 def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[DrawnTable]]:
     """Render HTML (possibly truncated or malformed) to reader text, R-page metadata and its data tables as
     drawn (`grids` makes the grids of those a reader reads)."""
-    # lxml refuses str input that carries an encoding declaration (inline XBRL starts with one)
-    markup = re.sub(r"^\s*<\?xml[^>]*\?>", "", markup, count=1)
+    # lxml refuses str input that carries an encoding declaration (inline XBRL starts with one); matched at the
+    # start only (a substitution would try every position of a 4 MB filing)
+    declaration = _XML_DECLARATION.match(markup)
+    if declaration:
+        markup = markup[declaration.end() :]
     # Plain lxml elements (not lxml.html's, whose Python class lookup per element costs more than the parse);
     # huge_tree: else libxml2 stops at 256 levels of nesting, silently.
     parser = etree.HTMLParser(huge_tree=True)
@@ -428,6 +451,7 @@ def _refuse_partial(path: str, log: etree._ListErrorLog) -> None:
     )
 
 
+_XML_DECLARATION = re.compile(r"\s*<\?xml[^>]*\?>")
 _EXCESSIVE_DEPTH = re.compile(r"Excessive depth in document: (\d+)")
 
 
