@@ -262,7 +262,7 @@ def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:
     index = {c: i for i, c in enumerate(sorted(kept))}
     grid: list[list[tuple[str, int]]] = []
     for row in rows:
-        line = [("", 1)] * len(index)
+        line, placed = [("", 1)] * len(index), False
         for text, col, span in zip(row.texts, row.cols, row.spans):
             if not text:
                 continue
@@ -271,7 +271,8 @@ def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:
             else:
                 covered = [index[c] for c in range(col, col + span) if c in index]
                 line[covered[0]] = (text, len(covered))
-        if any(text for text, _ in line):
+            placed = True
+        if placed:
             grid.append(line)
     if not any(_NUMERIC.search(text) for line in grid for text, _ in line[1:]):
         return None
@@ -293,12 +294,19 @@ class DrawnTable:
         at = self.start
         for r, row in enumerate(self.rows if cells else ()):
             grid.row_starts.append(at)
-            last = max(i for i, (text, _) in enumerate(row) if text)
-            for c, (text, span) in enumerate(row[: last + 1]):
+            for c, (text, span) in enumerate(row[: _last(row) + 1]):
                 if text:
                     grid.cells.append(GridCell(row=r, col=c, colspan=span, start=at, end=at + len(text)))
                 at += len(text) + 1
         return grid
+
+
+def _last(row: list[tuple[str, int]]) -> int:
+    """The index of a row's last cell with text (its line stops there)."""
+    last = len(row) - 1
+    while not row[last][0]:
+        last -= 1
+    return last
 
 
 def grids(tables: list[DrawnTable], start: int, end: int) -> list[TableGrid]:
@@ -400,8 +408,7 @@ class _Renderer:
         self._blank()
         start = self.offset + 1 if self.lines else 0
         for row in rows:
-            last = max(i for i, (text, _) in enumerate(row) if text)
-            self._emit("\t".join(text for text, _ in row[: last + 1]))
+            self._emit("\t".join([text for text, _ in row[: _last(row) + 1]]))
         self.tables.append(DrawnTable(start, self.offset, rows))
         self._emit("")
 
