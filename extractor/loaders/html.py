@@ -354,7 +354,7 @@ class _Renderer:
         blocks: list[bool] = []  # for each open element: whether its end ends a line
         for event, element in walker:
             if event == "start":
-                tag = element.tag.lower()
+                tag = element.tag.lower() if isinstance(element.tag, str) else ""  # (always a str: an element)
                 if cell and element is top:
                     blocks.append(False)
                 elif tag in SKIP_TAGS or _hidden(element):
