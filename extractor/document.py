@@ -44,7 +44,8 @@ class Document(BaseModel):
     metadata: DocumentMetadata = Field(default_factory=DocumentMetadata)
     warnings: list[str] = Field(default_factory=list)
     grids: list[TableGrid] = Field(
-        default_factory=list, description="HTML tables as drawn, with cell spans into `text`."
+        default_factory=list,
+        description="HTML tables as drawn, with cell spans into `text` (a whole filing's: only its note's tables).",
     )
     note: NoteSpan | None = Field(
         default=None,

@@ -21,7 +21,11 @@ class GridCell(BaseModel):
 
 
 class TableGrid(BaseModel):
-    """One HTML table: `rows` lines of `cols` logical columns from `start` to `end` of the document text."""
+    """One HTML table: `rows` lines of `cols` logical columns from `start` to `end` of the document text.
+
+    A whole filing's tables outside its note keep only where they lie (no cells, no row starts): no stage reads
+    them, and a 10-K draws 100,000 cells.
+    """
 
     start: int
     end: int

@@ -47,6 +47,12 @@ _HOLDER = re.compile(
 )
 _MIN_NAMED_HITS = 5  # keyword hits a note named for stock compensation shows (a table-of-contents line shows none)
 _MIN_HOLDER_HITS = 15  # ... and a combined note must show: grants, vesting, fair values, not one passing mention
+# What a heading's line can start with (past spaces): "Note", "Item", "Signatures" or "Exhibit index" (with the
+# patterns' own IGNORECASE, so every character those letters match case-insensitively matches here too), a digit,
+# "(", or a capital and a period.
+_STARTS = r"[^\S\n]*(?:(?i:[nise])|\d|\(|[A-Z]\.)"
+_HEADING_START = re.compile(_STARTS)
+_HEADING_START_AFTER = re.compile("\n" + _STARTS)
 _MIN_RUN = 3  # numbered headings in a row that make a document a whole filing (with no Items printed)
 
 
@@ -111,18 +117,24 @@ def find_note(document: Document) -> Section | None:
     items = {h.number for h in heads if h.style == "item"}
     if not any(len(run) >= _MIN_RUN for run in runs) and len(items) < 2:
         return Section(0, len(text), document.metadata.title, "whole document (no other note headings)")
-    hits = [m.start() for m in _KEYWORDS.finditer(text)]
     ends = [h.start for h in heads if h.style in ("item", "end")]
-    named: list[tuple[int, int, _Heading, int]] = []
-    holders: list[tuple[int, int, _Heading, int]] = []
+    titled: list[tuple[bool, _Heading, int]] = []  # notes whose title may make them the one, with their ends
     for run in runs:
         for i, head in enumerate(run):
             end = run[i + 1].start if i + 1 < len(run) else _next(ends, head.start, len(text))
-            count = bisect_left(hits, end) - bisect_left(hits, head.start)
-            if _NAMED.search(head.title) and count >= _MIN_NAMED_HITS:
-                named.append((count, end - head.start, head, end))
-            elif _HOLDER.search(head.title) and count >= _MIN_HOLDER_HITS:
-                holders.append((count, end - head.start, head, end))
+            if _NAMED.search(head.title):
+                titled.append((True, head, end))
+            elif _HOLDER.search(head.title):
+                titled.append((False, head, end))
+    hits = _keyword_hits(text, [(head.start, end) for _, head, end in titled])
+    named: list[tuple[int, int, _Heading, int]] = []
+    holders: list[tuple[int, int, _Heading, int]] = []
+    for is_named, head, end in titled:
+        count = bisect_left(hits, end) - bisect_left(hits, head.start)
+        if is_named and count >= _MIN_NAMED_HITS:
+            named.append((count, end - head.start, head, end))
+        elif not is_named and count >= _MIN_HOLDER_HITS:
+            holders.append((count, end - head.start, head, end))
     candidates = named or holders
     if not candidates:
         return None
@@ -132,6 +144,21 @@ def find_note(document: Document) -> Section | None:
         f", best of {len(candidates)})" if len(candidates) > 1 else ")"
     )
     return Section(best.start, end, best.title, why)
+
+
+def _keyword_hits(text: str, spans: list[tuple[int, int]]) -> list[int]:
+    """Where keywords start inside the spans (notes that start on a line), each part of the text scanned once:
+    not the whole filing. A scan from a line start finds what a scan of the whole text does, as no keyword
+    runs over a line break."""
+    hits: list[int] = []
+    covered = 0
+    for start, end in sorted(spans):
+        for match in _KEYWORDS.finditer(text, max(start, covered)):
+            if match.start() >= end:
+                break
+            hits.append(match.start())
+        covered = max(covered, end)
+    return hits
 
 
 def _next(positions: list[int], after: int, default: int) -> int:
@@ -160,24 +187,34 @@ def _runs(heads: list[_Heading]) -> list[list[_Heading]]:
 
 
 def _headings(text: str) -> list[_Heading]:
-    lines = text.split("\n")
     found: list[_Heading] = []
     seen: dict[str, int] = {}
-    offset = 0
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped and len(stripped) < _MAX_HEADING:
-            kind = _classify(stripped, lines[i + 1].strip() if i + 1 < len(lines) else "")
+    for start in _heading_starts(text):
+        end = _line_end(text, start)
+        stripped = text[start:end].strip()
+        if len(stripped) < _MAX_HEADING:
+            kind = _classify(stripped, text[end + 1 : _line_end(text, end + 1)].strip() if end < len(text) else "")
             if kind:
-                found.append(_Heading(offset, *kind))
+                found.append(_Heading(start, *kind))
                 if kind[0] == "item":
                     key = " ".join(stripped.casefold().split())
                     seen[key] = seen.get(key, 0) + 1
-        offset += len(line) + 1
     # An Item line printed on every page ("ITEM 8. FINANCIAL STATEMENTS ... - NOTES TO ...") is a running header,
     # not the start of the next Item: it ends nothing.
     running = {key for key, count in seen.items() if count > 2}
     return [h for h in found if h.style != "item" or " ".join(h.title.casefold().split()) not in running]
+
+
+def _heading_starts(text: str) -> list[int]:
+    """Starts of the lines _classify may take: those whose first character (past spaces) can begin one of its
+    patterns. A table row or a paragraph of a 10-K mostly cannot, and the scan for a line break is done in C."""
+    first = [0] if _HEADING_START.match(text) else []
+    return first + [match.start() + 1 for match in _HEADING_START_AFTER.finditer(text)]
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end
 
 
 def _classify(line: str, next_line: str) -> tuple[str, int, str] | None:

@@ -69,12 +69,12 @@ def main() -> int:
     args = parser.parse_args()
     raw = filing_html(args.mb)
     parse, rendered = best(args.repeat, lambda: html_to_text("generated.htm", raw))
-    text, meta, grids = rendered
-    document = Document(id="generated", path="generated.htm", format="html", text=text, metadata=meta, grids=grids)
+    text, meta, tables = rendered
+    document = Document(id="generated", path="generated.htm", format="html", text=text, metadata=meta)
     find, section = best(args.repeat, lambda: find_note(document))
     ratio = find / parse
     print(
-        f"whole filing: {len(raw) / 1e6:.1f} MB of HTML, {len(text) / 1e6:.2f} M characters rendered, {len(grids)} tables"
+        f"whole filing: {len(raw) / 1e6:.1f} MB of HTML, {len(text) / 1e6:.2f} M characters rendered, {len(tables)} tables"
     )
     print(
         f"parse (floor): {parse:.3f} s; find the note: {find:.3f} s = {ratio:.3f}x the parse (target < {TARGET_FRACTION}x)"

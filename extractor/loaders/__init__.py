@@ -9,7 +9,7 @@ from extractor.document import Document, DocumentMetadata, LoadError
 from extractor.loaders.cover import with_cover
 from extractor.loaders.decode import decode_bytes
 from extractor.loaders.edgar import choose_document, is_submission, split_documents, submission_metadata
-from extractor.loaders.html import html_to_text, parse_header_date
+from extractor.loaders.html import grids, html_to_text, parse_header_date
 from extractor.sections import NoNoteFound, focus
 
 __all__ = ["load", "load_bytes", "load_text", "LoadError", "NoNoteFound"]
@@ -47,9 +47,11 @@ def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Docu
     if is_submission(text):
         return _load_submission(text, path, doc_id)
     if _HTML_RE.search(text[:20000]):
-        rendered, meta, grids = html_to_text(path, text)
+        rendered, meta, tables = html_to_text(path, text)
         meta = with_cover(meta, rendered)
-        return focus(_checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta, grids=grids)))
+        document = focus(_checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta)))
+        document.grids = grids(tables, *document.span)  # only the note's tables are rebuilt
+        return document
     fmt = "aligned-text" if len(_ALIGNED_ROW_RE.findall(text)) >= 3 else "rpage-text"
     meta = rpage_text_metadata(text) if fmt == "rpage-text" else DocumentMetadata()
     return focus(_checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=with_cover(meta, text))))

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from lxml import etree
 
@@ -54,18 +55,24 @@ BLOCK_TAGS = frozenset(
 )
 CELL_TAGS = frozenset({"td", "th"})
 SKIP_TAGS = frozenset({"script", "style", "head", "noscript", "template"})
+_SPACED_OR_SKIPPED = BLOCK_TAGS | SKIP_TAGS | {"br"}
 _SPACES = re.compile(r"[ \t\r\n\f\v]+")  # not \s: non-breaking spaces are cell content
-_CELL_SPACES = re.compile(r"[\s\u00a0\u200b]+")
+_NOT_ONE_SPACE = ("  ", "\t", "\n", "\r", "\f", "\v")  # what _SPACES would change: a text without them has none
 _NUMERIC = re.compile(r"\d")
 _JOIN_RIGHT = frozenset({"$", "(", "($", "$("})  # joined to the cell after them
 _RANGE_DASHES = frozenset({"-", "\u2013", "to"})
 _JOIN_LEFT = re.compile(r"^(?:\)|%|\)%|%\)|\([a-z]\)|\*+)$")  # joined to the cell before them
+_JOIN_LEFT_FIRST = frozenset(")%(*")  # what every _JOIN_LEFT match starts with
 
 
 def _hidden(element: etree._Element) -> bool:
     style = element.get("style")
-    if not style:
-        return False
+    return bool(style) and _hides(style)
+
+
+@lru_cache(maxsize=4096)
+def _hides(style: str) -> bool:
+    """Cached: a filing repeats a few hundred style strings over tens of thousands of elements."""
     return "display:none" in style.replace(" ", "").lower()
 
 
@@ -73,7 +80,7 @@ def _cell_text(element: etree._Element) -> str:
     """A cell's visible text on one line (its paragraphs and line breaks become spaces). Walked by lxml
     (iterwalk: no Python recursion, so a cell nested thousands of elements deep is read too)."""
     if not len(element):  # most cells: text only
-        return _CELL_SPACES.sub(" ", element.text or "").strip()
+        return _one_line(element.text or "")
     parts: list[str] = []
     walker = etree.iterwalk(element, events=("start", "end", "comment", "pi"))
     for event, node in walker:
@@ -93,7 +100,23 @@ def _cell_text(element: etree._Element) -> str:
                 parts.append(node.tail)
         elif node.tail:  # a comment or processing instruction: only its tail is text
             parts.append(node.tail)
-    return _CELL_SPACES.sub(" ", "".join(parts)).strip()
+    return _one_line("".join(parts))
+
+
+def _one_line(text: str) -> str:
+    """Every run of Unicode whitespace (the non-breaking space among it) and zero-width spaces made one space, and
+    none at either end (str.split's whitespace is the regex \\s: the same characters)."""
+    return " ".join(text.replace("\u200b", " ").split())
+
+
+def _inline_only(cell: etree._Element) -> bool:
+    """Whether the cell holds only visible inline elements: no block or line break (read as a space), no skipped
+    or hidden element, no comment. Its text is then all its text nodes in order, with no walk needed."""
+    for node in cell.iterdescendants():
+        tag = node.tag
+        if not isinstance(tag, str) or tag.lower() in _SPACED_OR_SKIPPED or _hidden(node):
+            return False
+    return True
 
 
 def _depth_first(visit: Callable[[etree._Element], Iterator[etree._Element]], root: etree._Element) -> None:
@@ -109,120 +132,187 @@ def _depth_first(visit: Callable[[etree._Element], Iterator[etree._Element]], ro
             stack.append(visit(child))
 
 
-@dataclass
-class _Slot:
-    """A DOM cell placed in the slot grid: its text, first row and column, and spans."""
-
-    text: str
-    row: int
-    col: int
-    rowspan: int
-    colspan: int
-
-
-def _own_rows(table: etree._Element) -> list[etree._Element]:
-    """The table's rows, not those of tables nested in its cells."""
-    return [tr for tr in table.iter("tr") if next(tr.iterancestors("table"), None) is table]
-
-
-def _span(element: etree._Element, name: str) -> int:
-    given = element.get(name)
-    if given is None:
-        return 1
+def _span(given: str) -> int:
+    """A rowspan or colspan attribute's value, 1 to 100 (1 when unreadable)."""
     try:
         return max(1, min(int(given.strip() or 1), 100))
     except ValueError:
         return 1
 
 
-def _slots(table: etree._Element) -> tuple[list[_Slot], int]:
-    """DOM cells placed on a dense slot grid with rowspans and colspans expanded."""
-    taken: dict[tuple[int, int], _Slot] = {}
-    slots: list[_Slot] = []
-    rows = [tr for tr in _own_rows(table) if not _hidden(tr)]
-    for r, tr in enumerate(rows):
-        c = 0
+@dataclass
+class _Row:
+    """One <tr>'s cells placed on the slot grid (rowspans and colspans expanded), in column order: the text,
+    first slot column and colspan of each. Three lists, not an object a cell: a filing has 100,000 cells."""
+
+    texts: list[str]
+    cols: list[int]
+    spans: list[int]
+
+
+def _rows(table: etree._Element) -> list[_Row]:
+    """The rows of a table with no table inside it (so every <tr> below it is its own), hidden rows left out.
+
+    A cell takes the first slot of its row that no rowspan from a row above holds. Only cells holding what
+    _cell_text treats apart are walked; the others' spaces are collapsed for the whole table at once.
+    """
+    rows: list[_Row] = []
+    held: set[tuple[int, int]] = set()  # slots taken by rowspans from rows above
+    for tr in table.iter("tr"):
+        if _hidden(tr):
+            continue
+        r, c = len(rows), 0
+        row = _Row([], [], [])
+        rows.append(row)
+        texts, cols, spans = row.texts, row.cols, row.spans
         for td in tr:
-            if not isinstance(td.tag, str) or td.tag.lower() not in CELL_TAGS:
+            tag = td.tag
+            if tag != "td" and tag != "th" and not (isinstance(tag, str) and tag.lower() in CELL_TAGS):
                 continue
-            while (r, c) in taken:
+            while held and (r, c) in held:
                 c += 1
-            slot = _Slot("" if _hidden(td) else _cell_text(td), r, c, _span(td, "rowspan"), _span(td, "colspan"))
-            slots.append(slot)
-            for dr in range(slot.rowspan):
-                for dc in range(slot.colspan):
-                    taken[(r + dr, c + dc)] = slot
-            c += slot.colspan
-    return slots, len(rows)
+            style = td.get("style")
+            if style and _hides(style):
+                texts.append("")
+            elif not len(td):
+                texts.append(td.text or "")
+            elif _inline_only(td):  # <span>, <ix:...>: its text nodes in order, as libxml2 gathers them
+                texts.append(etree.tostring(td, method="text", encoding=str, with_tail=False))
+            else:
+                texts.append(_cell_text(td))
+            colspan = td.get("colspan")
+            span = 1 if colspan is None else _span(colspan)
+            cols.append(c)
+            spans.append(span)
+            rowspan = td.get("rowspan")
+            if rowspan is not None:
+                held.update((r + dr, c + dc) for dr in range(1, _span(rowspan)) for dc in range(span))
+            c += span
+    _collapse_spaces(rows)
+    return rows
 
 
-def _merge_markers(slots: list[_Slot]) -> None:
-    """Join '$' to the cell after it and ')', '%', footnote marks to the cell before it, in each row."""
-    by_row: dict[int, list[_Slot]] = {}
-    for slot in slots:
-        by_row.setdefault(slot.row, []).append(slot)
-    for row in by_row.values():
-        row.sort(key=lambda s: s.col)
-        filled = [s for s in row if s.text]
-        for i, slot in enumerate(filled):
-            if slot.text in _JOIN_RIGHT and i + 1 < len(filled) and _NUMERIC.search(filled[i + 1].text):
-                filled[i + 1].text = (
-                    f"{slot.text} {filled[i + 1].text}" if slot.text == "$" else slot.text + filled[i + 1].text
-                )
-                slot.text = ""
-        filled = [s for s in row if s.text]
-        for i, slot in enumerate(filled):
-            if i == 0 or not _JOIN_LEFT.match(slot.text):
-                continue
-            before = filled[i - 1]
-            if slot.text[0] in ")%":
-                if _NUMERIC.search(before.text):
-                    before.text += slot.text
-                    slot.text = ""
-            else:  # a footnote mark: kept with the cell it annotates
-                before.text = f"{before.text} {slot.text}"
-                slot.text = ""
-        filled = [s for s in row if s.text]
-        for i in range(1, len(filled) - 1):  # a range printed over three cells: '26.8%', '-', '32.6%'
-            left, dash, right = filled[i - 1], filled[i], filled[i + 1]
-            if (
-                dash.text in _RANGE_DASHES
-                and _NUMERIC.search(left.text)
-                and _NUMERIC.search(right.text)
-                and (dash.text == "to" or any(mark in left.text + right.text for mark in "%$."))
-            ):
-                # the range stands where single values of its column stand: under the rightmost cell
-                right.text = f"{left.text} {dash.text} {right.text}"
-                dash.text = left.text = ""
+def _collapse_spaces(rows: list[_Row]) -> None:
+    """Every cell's text made one line, as _cell_text does, in one pass: the cells joined by NUL, which no parsed
+    text holds (lxml reads it as U+FFFD) and which is no space."""
+    joined = "\0".join(text for row in rows for text in row.texts)
+    parts = _one_line(joined).replace(" \0", "\0").replace("\0 ", "\0").split("\0")
+    at = 0
+    for row in rows:
+        row.texts[:] = parts[at : at + len(row.texts)]
+        at += len(row.texts)
+
+
+def _merge_markers(texts: list[str]) -> None:
+    """Join '$' to the cell after it and ')', '%', footnote marks to the cell before it, in one row."""
+    filled = [i for i, text in enumerate(texts) if text]
+    for n, i in enumerate(filled):
+        text = texts[i]
+        if text in _JOIN_RIGHT and n + 1 < len(filled) and _NUMERIC.search(texts[filled[n + 1]]):
+            after = filled[n + 1]
+            texts[after] = f"{text} {texts[after]}" if text == "$" else text + texts[after]
+            texts[i] = ""
+    filled = [i for i, text in enumerate(texts) if text]
+    for n, i in enumerate(filled):
+        text = texts[i]
+        if n == 0 or text[0] not in _JOIN_LEFT_FIRST or not _JOIN_LEFT.match(text):
+            continue
+        before = filled[n - 1]
+        if text[0] in ")%":
+            if _NUMERIC.search(texts[before]):
+                texts[before] += text
+                texts[i] = ""
+        else:  # a footnote mark: kept with the cell it annotates
+            texts[before] = f"{texts[before]} {text}"
+            texts[i] = ""
+    filled = [i for i, text in enumerate(texts) if text]
+    for n in range(1, len(filled) - 1):  # a range printed over three cells: '26.8%', '-', '32.6%'
+        left, dash, right = filled[n - 1], filled[n], filled[n + 1]
+        if (
+            texts[dash] in _RANGE_DASHES
+            and _NUMERIC.search(texts[left])
+            and _NUMERIC.search(texts[right])
+            and (texts[dash] == "to" or any(mark in texts[left] + texts[right] for mark in "%$."))
+        ):
+            # the range stands where single values of its column stand: under the rightmost cell
+            texts[right] = f"{texts[left]} {texts[dash]} {texts[right]}"
+            texts[dash] = texts[left] = ""
 
 
 def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:
-    """The table as rows of (text, colspan) over logical columns, or None when it holds no data.
+    """The table (one with no table inside it) as rows of (text, colspan) over logical columns, or None when
+    it holds no data.
 
     A logical column is a slot column where some single-column cell has text; a wider cell (a header
     over several measures) covers the logical columns inside its span.
     """
-    slots, height = _slots(table)
-    if not slots:
+    rows = _rows(table)
+    if not any(row.texts for row in rows):
         return None
-    _merge_markers(slots)
-    kept = {s.col for s in slots if s.text and s.colspan == 1}
-    for s in slots:
-        if s.text and not any(s.col <= c < s.col + s.colspan for c in kept):
-            kept.add(s.col)
-    columns = sorted(kept)
-    index = {c: i for i, c in enumerate(columns)}
-    rows: list[list[tuple[str, int]]] = [[("", 1) for _ in columns] for _ in range(height)]
-    for s in slots:
-        if not s.text:
-            continue
-        covered = [index[c] for c in range(s.col, s.col + s.colspan) if c in index]
-        rows[s.row][covered[0]] = (s.text, len(covered))
-    rows = [row for row in rows if any(text for text, _ in row)]
-    data = any(_NUMERIC.search(text) for row in rows for text, _ in row[1:])
-    if len(columns) < 2 or not data:
+    for row in rows:
+        if row.texts:
+            _merge_markers(row.texts)
+    kept = {col for row in rows for text, col, span in zip(row.texts, row.cols, row.spans) if text and span == 1}
+    for row in rows:
+        for text, col, span in zip(row.texts, row.cols, row.spans):
+            if text and span > 1 and not any(c in kept for c in range(col, col + span)):
+                kept.add(col)
+    if len(kept) < 2:
         return None
-    return rows
+    index = {c: i for i, c in enumerate(sorted(kept))}
+    grid: list[list[tuple[str, int]]] = []
+    for row in rows:
+        line, placed = [("", 1)] * len(index), False
+        for text, col, span in zip(row.texts, row.cols, row.spans):
+            if not text:
+                continue
+            if span == 1:
+                line[index[col]] = (text, 1)
+            else:
+                covered = [index[c] for c in range(col, col + span) if c in index]
+                line[covered[0]] = (text, len(covered))
+            placed = True
+        if placed:
+            grid.append(line)
+    if not any(_NUMERIC.search(text) for line in grid for text, _ in line[1:]):
+        return None
+    return grid
+
+
+@dataclass(frozen=True)
+class DrawnTable:
+    """A data table as rendered: its rows of (text, colspan) over logical columns, one line each from `start`
+    to `end` of the text (empty cells as empty strings between tabs)."""
+
+    start: int
+    end: int
+    rows: list[list[tuple[str, int]]]
+
+    def grid(self, cells: bool = True) -> TableGrid:
+        """The table's grid: every non-empty cell's span in the text (without `cells`, only where it lies)."""
+        grid = TableGrid(start=self.start, end=self.end, rows=len(self.rows), cols=len(self.rows[0]))
+        at = self.start
+        for r, row in enumerate(self.rows if cells else ()):
+            grid.row_starts.append(at)
+            for c, (text, span) in enumerate(row[: _last(row) + 1]):
+                if text:
+                    grid.cells.append(GridCell(row=r, col=c, colspan=span, start=at, end=at + len(text)))
+                at += len(text) + 1
+        return grid
+
+
+def _last(row: list[tuple[str, int]]) -> int:
+    """The index of a row's last cell with text (its line stops there)."""
+    last = len(row) - 1
+    while not row[last][0]:
+        last -= 1
+    return last
+
+
+def grids(tables: list[DrawnTable], start: int, end: int) -> list[TableGrid]:
+    """Every table's grid, with its cells only where it starts in text[start:end]: a whole filing's note reads
+    its own tables, never the 500 others (which keep only their place: no stage reads their cells)."""
+    return [table.grid(cells=start <= table.start < end) for table in tables]
 
 
 class _Renderer:
@@ -230,7 +320,7 @@ class _Renderer:
         self.lines: list[str] = []
         self.buffer: list[str] = []
         self.offset = 0  # length of the text rendered so far (lines joined by newlines)
-        self.grids: list[TableGrid] = []
+        self.tables: list[DrawnTable] = []
 
     def _emit(self, line: str) -> int:
         start = self.offset + (1 if self.lines else 0)
@@ -239,7 +329,12 @@ class _Renderer:
         return start
 
     def flush(self) -> None:
-        line = _SPACES.sub(" ", "".join(self.buffer)).strip(" ")
+        if not self.buffer:
+            return
+        line = "".join(self.buffer)
+        if any(run in line for run in _NOT_ONE_SPACE):  # a scan for these is cheap, a substitution is not
+            line = _SPACES.sub(" ", line)
+        line = line.strip(" ")
         if line:
             self._emit(line)
         self.buffer = []
@@ -249,38 +344,60 @@ class _Renderer:
             self._emit("")
 
     def render(self, root: etree._Element) -> None:
-        _depth_first(self._render, root)
+        _depth_first(lambda element: self._walk(element, element is not root), root)
 
-    def _render(self, element: etree._Element) -> Iterator[etree._Element]:
-        """Render one element; yields the children to render in their place (see _depth_first)."""
-        tag = element.tag.lower() if isinstance(element.tag, str) else ""
-        if tag in SKIP_TAGS or _hidden(element):
-            self._tail(element)
-            return
-        if tag == "table":
-            self.flush()
-            yield from self._table(element)
-        elif tag in BLOCK_TAGS or tag in CELL_TAGS:
-            self.flush()
-            yield from self._inline(element)
-            self.flush()
-        elif tag == "br":
-            self.flush()
-        else:
-            yield from self._inline(element)
-        self._tail(element)
+    def _walk(self, top: etree._Element, cell: bool) -> Iterator[etree._Element]:
+        """Render `top` (a wrapper table's cell: only its content) in one lxml walk; yields each wrapper table's
+        cells to render in their place (see _depth_first). Skipped, hidden and line-break elements and tables
+        give only their tail; blocks and cells are lines of their own; other elements run on inline."""
+        walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
+        blocks: list[bool] = []  # for each open element: whether its end ends a line
+        for event, element in walker:
+            if event == "start":
+                tag = element.tag.lower() if isinstance(element.tag, str) else ""  # (always a str: an element)
+                if cell and element is top:
+                    blocks.append(False)
+                elif tag in SKIP_TAGS or _hidden(element):
+                    walker.skip_subtree()  # its "end" still comes: the tail is added there
+                    blocks.append(False)
+                    continue
+                elif tag == "table":
+                    self.flush()
+                    yield from self._table(element)
+                    walker.skip_subtree()
+                    blocks.append(False)
+                    continue
+                elif tag in BLOCK_TAGS or tag in CELL_TAGS:
+                    self.flush()
+                    blocks.append(True)
+                elif tag == "br":
+                    self.flush()
+                    walker.skip_subtree()
+                    blocks.append(False)
+                    continue
+                else:
+                    blocks.append(False)
+                if element.text:
+                    self.buffer.append(element.text)
+            elif event == "end":
+                if blocks.pop():
+                    self.flush()
+                if element.tail and not (cell and element is top):
+                    self.buffer.append(element.tail)
+            elif element.tail:  # a comment or processing instruction: only its tail is text
+                self.buffer.append(element.tail)
 
     def _table(self, table: etree._Element) -> Iterator[etree._Element]:
         if any(True for _ in table.iterdescendants("table")):
             for cell in table.iter("td", "th"):  # a wrapper (an R page's note cell): its content reads as blocks
                 if next(cell.iterancestors("table"), None) is table:
                     self.flush()
-                    yield from self._inline(cell)
+                    yield cell
                     self.flush()
             return
         rows = table_grid(table)
         if rows is None:  # a layout table (a bullet and its paragraph): its rows read as paragraphs
-            for tr in _own_rows(table):
+            for tr in table.iter("tr"):
                 if _hidden(tr):
                     continue
                 texts = [_cell_text(td) for td in tr if isinstance(td.tag, str) and td.tag.lower() in CELL_TAGS]
@@ -289,39 +406,21 @@ class _Renderer:
                     self._emit(line)
             return
         self._blank()
-        grid = TableGrid(start=0, end=0, rows=len(rows), cols=len(rows[0]))
-        for r, row in enumerate(rows):
-            last = max(i for i, (text, _) in enumerate(row) if text)
-            line = "\t".join(text for text, _ in row[: last + 1])
-            start = self._emit(line)
-            grid.row_starts.append(start)
-            at = start
-            for c, (text, span) in enumerate(row[: last + 1]):
-                if text:
-                    grid.cells.append(GridCell(row=r, col=c, colspan=span, start=at, end=at + len(text)))
-                at += len(text) + 1
-        grid.start, grid.end = grid.row_starts[0], self.offset
-        self.grids.append(grid)
+        start = self.offset + 1 if self.lines else 0
+        for row in rows:
+            self._emit("\t".join([text for text, _ in row[: _last(row) + 1]]))
+        self.tables.append(DrawnTable(start, self.offset, rows))
         self._emit("")
 
-    def _inline(self, element: etree._Element) -> Iterator[etree._Element]:
-        if element.text:
-            self.buffer.append(element.text)
-        for child in element:
-            if isinstance(child.tag, str):
-                yield child
-            else:  # comments, processing instructions
-                self._tail(child)
 
-    def _tail(self, element: etree._Element) -> None:
-        if element.tail:
-            self.buffer.append(element.tail)
-
-
-def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[TableGrid]]:
-    """Render HTML (possibly truncated or malformed) to reader text, R-page metadata and table grids."""
-    # lxml refuses str input that carries an encoding declaration (inline XBRL starts with one)
-    markup = re.sub(r"^\s*<\?xml[^>]*\?>", "", markup, count=1)
+def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[DrawnTable]]:
+    """Render HTML (possibly truncated or malformed) to reader text, R-page metadata and its data tables as
+    drawn (`grids` makes the grids of those a reader reads)."""
+    # lxml refuses str input that carries an encoding declaration (inline XBRL starts with one); matched at the
+    # start only (a substitution would try every position of a 4 MB filing)
+    declaration = _XML_DECLARATION.match(markup)
+    if declaration:
+        markup = markup[declaration.end() :]
     # Plain lxml elements (not lxml.html's, whose Python class lookup per element costs more than the parse);
     # huge_tree: else libxml2 stops at 256 levels of nesting, silently.
     parser = etree.HTMLParser(huge_tree=True)
@@ -338,7 +437,7 @@ def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[Ta
     while renderer.lines and renderer.lines[-1] == "":
         renderer.lines.pop()
     text = "\n".join(renderer.lines)
-    return text, _rpage_metadata(root), renderer.grids
+    return text, _rpage_metadata(root), renderer.tables
 
 
 def _refuse_partial(path: str, log: etree._ListErrorLog) -> None:
@@ -359,6 +458,7 @@ def _refuse_partial(path: str, log: etree._ListErrorLog) -> None:
     )
 
 
+_XML_DECLARATION = re.compile(r"\s*<\?xml[^>]*\?>")
 _EXCESSIVE_DEPTH = re.compile(r"Excessive depth in document: (\d+)")
 
 
