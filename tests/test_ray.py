@@ -402,3 +402,17 @@ def test_a_run_joins_an_existing_cluster_and_leaves_it_running(
         assert f"Ray: joined the Ray cluster at {address}" in joined.stderr
         assert comparable(out) == comparable(local)
         assert head.poll() is None  # the cluster is not the run's to stop
+
+
+def test_an_address_where_nothing_answers_stops_the_run_at_once_with_the_reason(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "out"
+    result = run(str(SEED_000), "--out", str(out), "--engine", "ray", "--ray-address", f"127.0.0.1:{port}", timeout=120)
+    assert result.returncode == 1
+    said = " ".join(result.stderr.replace("│", " ").split())
+    assert f"cannot join the Ray cluster at 127.0.0.1:{port}: nothing answers there" in said
+    assert not records(out) and not failure_lines(out)  # nothing failed: the document waits for the next run

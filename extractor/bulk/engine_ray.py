@@ -30,6 +30,7 @@ import asyncio
 import dataclasses
 import logging
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
@@ -282,6 +283,8 @@ class RayPool:
         if ray.is_initialized():  # a Python caller that has its own Ray session: use it, leave it open
             return
         cpus = None if self.address else self.requested or default_workers()
+        if self.address:
+            _knock(self.address)
         try:
             # "local": a new instance for this run, never one that another run or `ray start` left on this machine
             context = ray.init(
@@ -303,6 +306,17 @@ class RayPool:
             place = f"started a local Ray instance ({cpus} CPUs) for this run"
         dashboard = getattr(context, "dashboard_url", None)
         self.say(f"Ray: {place}" + (f"; dashboard http://{dashboard}" if dashboard else ""))
+
+
+def _knock(address: str, timeout: float = 10.0) -> None:
+    """ClusterError unless something listens at a host:port address: Ray itself retries for minutes."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():  # 'auto' and the like: Ray finds the cluster itself
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ClusterError(f"cannot join the Ray cluster at {address}: nothing answers there ({error})") from error
 
 
 async def _awaited(ref: Any) -> Any:
