@@ -185,6 +185,18 @@ def test_the_installed_package_is_the_one_imported(installed: Installed, workdir
     assert not any(found[name] for name in ("schemas", "prompts", "evals")), f"top-level modules importable: {found}"
 
 
+def test_the_installed_wheel_has_the_source_hash_of_the_checkout_it_was_built_from(
+    installed: Installed, workdir: Path
+) -> None:
+    """The Ray engine refuses workers whose code differs from the driver's by this hash: a cluster's nodes run
+    the wheel, the driver often a checkout, and the same code must hash the same in both."""
+    from extractor.code_version import source_hash
+
+    probe = "from extractor.code_version import source_hash; print(source_hash())"
+    found = _run([installed.python, "-I", "-c", probe], "hashing the installed source", cwd=workdir).stdout.strip()
+    assert found == source_hash()
+
+
 def _facts(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines() if line.strip()]
 
