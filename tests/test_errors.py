@@ -22,8 +22,8 @@ from extractor.errors import ExtractorError
 PACKAGES = (extractor, extractor.evals, extractor.schemas)
 # Scripts in folders that are not packages (pkgutil does not see them), loaded from their files.
 SCRIPTS = sorted((ROOT / "evals" / "labeling").glob("*.py"))
-# Needs the optional 'local' extra; skipped when it is not installed.
-OPTIONAL = {"extractor.evals.local_model", "extractor.evals.local_model.run"}
+# Need the optional 'local' and 'ray' extras; skipped when they are not installed.
+OPTIONAL = {"extractor.evals.local_model", "extractor.evals.local_model.run", "extractor.bulk.engine_ray"}
 # The review web app's own control flow: raised and caught inside the app, they never reach a caller.
 INTERNAL = {
     "extractor.review.app.BodyTooLarge",

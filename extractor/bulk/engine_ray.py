@@ -46,6 +46,7 @@ from extractor.bulk.runner import default_workers
 from extractor.bulk.work import Job, Rendered, Step, Stop, failure, overdue, run_rules, work_on
 from extractor.bulk.workers import DIED, DOCUMENTS_PER_REQUEST, KILL_GRACE
 from extractor.code_version import source_hash
+from extractor.errors import ExtractorError
 from extractor.llm.limits import RateLimiter
 
 # A worker ended by the system or the cluster, not by the document's own code: worth another try.
@@ -58,8 +59,9 @@ _LOST = (
 )
 
 
-class ClusterError(RuntimeError):
-    """The cluster cannot run this run's documents (another version of the code on its workers, say)."""
+class ClusterError(ExtractorError, RuntimeError):
+    """The cluster cannot run this run's documents (another version of the code on its workers, an address
+    where nothing answers): the run stops with the reason, its documents left pending."""
 
 
 class LimiterActor:
