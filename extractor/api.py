@@ -76,11 +76,15 @@ def run(
     workers: int | None = None,
     queue: Queue | None = None,
     qa_rate: float = 0.0,
+    engine: str = "local",
+    ray_address: str | None = None,
     **options: Any,
 ) -> RunOutcome:
     """A bulk run into the folder `out`, as `extractor run` does: worker processes, resumable, every
     document once; records.jsonl, facts.csv, facts.parquet, failures.jsonl, summary.json. Documents that
-    fail validation enter `queue` when given. More options: extractor.bulk.run.run."""
+    fail validation enter `queue` when given. `engine="ray"` works on the documents in a Ray cluster (the
+    'ray' extra): the one at `ray_address`, the caller's own Ray session if one is open, else a local
+    instance started for the run. More options: extractor.bulk.run.run."""
     from extractor.bulk.run import run as bulk_run
 
     return bulk_run(
@@ -90,6 +94,8 @@ def run(
         workers=workers,
         queue=queue,
         qa_rate=qa_rate,
+        engine=engine,
+        ray_address=ray_address,
         **options,
     )
 

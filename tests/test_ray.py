@@ -416,3 +416,29 @@ def test_an_address_where_nothing_answers_stops_the_run_at_once_with_the_reason(
     said = " ".join(result.stderr.replace("│", " ").split())
     assert f"cannot join the Ray cluster at 127.0.0.1:{port}: nothing answers there" in said
     assert not records(out) and not failure_lines(out)  # nothing failed: the document waits for the next run
+
+
+def test_from_python_in_a_ray_session_of_its_own_the_run_uses_it_and_leaves_it_open(
+    slow_model: ScriptedServer, tmp_path: Path
+) -> None:
+    import ray
+
+    import extractor
+
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 4, samples=(str(SEED_000.relative_to(ROOT)), str(SEED_002.relative_to(ROOT))))
+    settings = extractor.LLMConfig(base_url=slow_model.base_url, model="scripted", cache="off", api_key="unused")
+    ray.init(address="local", num_cpus=2, log_to_driver=False)
+    try:
+        said: list[str] = []
+        outcome = extractor.run([inputs], tmp_path / "out", "llm", llm=settings, engine="ray", notify=said.append)
+        assert outcome.complete and outcome.summary["documents"]["done"] == 4
+        assert not any(note.startswith("Ray: ") for note in said)  # neither started nor joined: the caller's
+        assert ray.is_initialized()  # still the caller's
+        deadline = time.monotonic() + 30
+        while working(os.getpid(), "LLMWorker") and time.monotonic() < deadline:  # the run's actors end with it
+            time.sleep(0.1)
+        assert working(os.getpid(), "LLMWorker") is None
+        assert ray.get(ray.remote(lambda: 42).remote()) == 42  # and the session serves its caller
+    finally:
+        ray.shutdown()

@@ -154,7 +154,8 @@ class RayPool:
         self.count = 0
         self.shares: list[int] = []
         self._cpus: asyncio.Semaphore | None = None
-        self._actors: list[Any] = []
+        self._workers: list[Any] = []  # the LLM actors
+        self._actors: list[Any] = []  # the others (the rate limiter)
         self._held: list[int] = []
         self._connected = False  # ray.init called here (and so ray.shutdown too)
         self._reaper: subprocess.Popen[str] | None = None
@@ -177,20 +178,21 @@ class RayPool:
         self._connect()
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         if not self.llm:
-            self.count = self.requested or cpus
+            self.count = min(self.requested or cpus, cpus)  # more would wait in Ray, their time limits running
             await self._check(ray.remote(num_cpus=1)(_worker_source).remote() for _ in range(self.count))
             self._cpus = asyncio.Semaphore(self.count)
             self._rules = ray.remote(num_cpus=1, max_retries=1)(run_rules)
             return
-        self.count = max(1, min(self.requested or cpus, self.concurrency))
+        self.count = max(1, min(self.requested or cpus, cpus, self.concurrency))  # an actor holds a CPU
         self.shares = [self.concurrency // self.count + (i < self.concurrency % self.count) for i in range(self.count)]
         step = self.step
         if step.limiter is not None and step.llm_config is not None:
             limiter = ray.remote(num_cpus=0)(LimiterActor).remote(step.llm_config.rpm, step.llm_config.tpm)
+            self._actors.append(limiter)
             step = dataclasses.replace(step, limiter=ClusterRateLimiter(limiter), _llm=None)
         self.step = step
         actor = ray.remote(LLMWorker)
-        self._actors = [
+        self._workers = [
             actor.options(
                 num_cpus=1, max_restarts=-1, max_task_retries=0, max_concurrency=share * DOCUMENTS_PER_REQUEST + 1
             ).remote(step, share)
@@ -199,7 +201,7 @@ class RayPool:
         self._held = [0] * self.count
         self._solo = ray.remote(num_cpus=0, max_retries=0)(_solo)
         try:
-            await self._check(actor.ready.remote() for actor in self._actors)
+            await self._check(actor.ready.remote() for actor in self._workers)
         except ray_errors.RayError as error:  # its client could not be made: say why, once
             raise ClusterError(f"the LLM workers could not start: {_cause(error)}") from error
 
@@ -248,7 +250,7 @@ class RayPool:
 
     async def _llm_outcome(self, job: Job, chosen: int) -> Rendered | Stop | None:
         """The actor's outcome; None when the actor died with it."""
-        actor = self._actors[chosen]
+        actor = self._workers[chosen]
         ref = actor.work.remote(job)
         limit = self.step.doc_timeout + KILL_GRACE if self.step.doc_timeout is not None else None
         try:
@@ -271,6 +273,7 @@ class RayPool:
         if self._connected:
             ray.shutdown()  # the run's tasks and actors end with it
             self._connected = False
+        self._workers, self._actors = [], []  # in a caller's own Ray session, its last handles: the actors end
         if self._reaper is not None:
             try:
                 assert self._reaper.stdin is not None
