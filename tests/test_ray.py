@@ -6,6 +6,7 @@ started), as a user runs it. Needs the 'ray' extra (make test-ray); skipped with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -324,18 +325,21 @@ def test_an_llm_worker_killed_mid_document_leaves_every_document_exactly_once(
 # --- a document past its time limit; a cluster that was there before ----------------------------
 
 
+def long_table(rows: int, variant: int = 0) -> str:
+    """A note with one table of `rows` rows: about a second of work for 1,500 rows."""
+    cells = "".join(
+        f"<tr><td>Granted in tranche {n}</td><td>{1000 + n + variant:,}</td><td>$ {10 + n / 100:.2f}</td></tr>"
+        for n in range(rows)
+    )
+    return f"<html><body><p>Stock option activity:</p><table>{cells}</table></body></html>"
+
+
 def test_a_document_past_its_time_limit_fails_and_its_worker_is_ended_while_the_others_finish(tmp_path: Path) -> None:
     """40,000 rows take seconds to extract; the limit is 1 s, counted from the task's start (the workers'
     imports are done before the first document)."""
     inputs = tmp_path / "in"
     build_corpus(inputs, 6, samples=REAL_NOTES[:3])
-    rows = "".join(
-        f"<tr><td>Granted in tranche {n}</td><td>{1000 + n:,}</td><td>$ {10 + n / 100:.2f}</td></tr>"
-        for n in range(40_000)
-    )
-    (inputs / "big-table.htm").write_text(
-        f"<html><body><p>Stock option activity:</p><table>{rows}</table></body></html>", encoding="utf-8"
-    )
+    (inputs / "big-table.htm").write_text(long_table(40_000), encoding="utf-8")
     out = tmp_path / "out"
     result = run(str(inputs), "--out", str(out), "--engine", "ray", "--doc-timeout", "1", "--no-queue")
     assert result.returncode == 1, result.stderr
@@ -343,6 +347,26 @@ def test_a_document_past_its_time_limit_fails_and_its_worker_is_ended_while_the_
     assert [Path(line["ref"]).name for line in failed] == ["big-table.htm"]
     assert failed[0]["stage"] == "extract" and "1 s limit per document (--doc-timeout)" in failed[0]["reason"]
     assert len(records(out)) == 6
+
+
+def ray_start(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """`ray start ... --block` in a session of its own: one node, ended with its process group."""
+    return subprocess.Popen(
+        [str(Path(sys.executable).parent / "ray"), "start", "--block", "--node-ip-address=127.0.0.1"]
+        + ["--disable-usage-stats", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env=env,
+    )
+
+
+def end(node: subprocess.Popen[str], how: signal.Signals = signal.SIGTERM) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(node.pid, how)  # --block: the node's processes end with it
+    node.wait(timeout=60)
+    node.stderr.close()  # type: ignore[union-attr]
 
 
 @pytest.fixture
@@ -357,15 +381,7 @@ def cluster() -> Iterator[tuple[str, subprocess.Popen[str], dict[str, str]]]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
-    head = subprocess.Popen(
-        [str(Path(sys.executable).parent / "ray"), "start", "--head", "--block", f"--port={port}", "--num-cpus=2"]
-        + ["--node-ip-address=127.0.0.1", "--include-dashboard=false", "--disable-usage-stats"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env=env,
-    )
+    head = ray_start("--head", f"--port={port}", "--num-cpus=1", "--include-dashboard=false", env=env)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # its GCS listens once the head is up
@@ -376,9 +392,7 @@ def cluster() -> Iterator[tuple[str, subprocess.Popen[str], dict[str, str]]]:
             time.sleep(0.2)
         yield f"127.0.0.1:{port}", head, env
     finally:
-        os.killpg(head.pid, signal.SIGTERM)  # --block: ends the cluster's processes with it
-        head.wait(timeout=60)
-        head.stderr.close()  # type: ignore[union-attr]
+        end(head)
 
 
 def test_a_run_joins_an_existing_cluster_and_leaves_it_running(
@@ -402,6 +416,61 @@ def test_a_run_joins_an_existing_cluster_and_leaves_it_running(
         assert f"Ray: joined the Ray cluster at {address}" in joined.stderr
         assert comparable(out) == comparable(local)
         assert head.poll() is None  # the cluster is not the run's to stop
+
+
+def test_a_node_lost_mid_run_leaves_every_document_exactly_once(
+    cluster: tuple[str, subprocess.Popen[str], dict[str, str]], real_corpus: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    """A second node (its own raylet and workers, as another machine would have) joins the head; it is
+    killed, whole, while it works on a document: Ray runs its tasks again on the head."""
+    address, head, env = cluster
+    node = ray_start(f"--address={address}", "--num-cpus=1", env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while (
+            "/2.0 CPU"
+            not in subprocess.run(  # the cluster counts the node's CPU: it has joined
+                [str(Path(sys.executable).parent / "ray"), "status", f"--address={address}"],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=60,
+            ).stdout
+        ):
+            assert node.poll() is None and time.monotonic() < deadline, "the second node did not join"
+            time.sleep(0.5)
+        inputs = tmp_path / "in"
+        build_corpus(inputs, 200, per_folder=100, samples=REAL_NOTES)
+        for number in range(6):  # and documents that take a second or so: a node dies in the middle of one
+            (inputs / f"long-{number}.htm").write_text(long_table(1_500, number), encoding="utf-8")
+        out = tmp_path / "out"
+        process = subprocess.Popen(
+            [*EXTRACTOR, str(inputs), "--out", str(out), "--engine", "ray", "--ray-address", address, "--no-queue"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            env=env,
+        )
+        deadline, busy = time.monotonic() + 120, (None, 0.0)
+        while True:  # until the node has worked on one document for 0.3 s: a long one, surely unfinished
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            pid = working(node.pid, "run_rules")
+            if pid is None or pid != busy[0]:
+                busy = (pid, time.monotonic())
+            elif time.monotonic() - busy[1] > 0.3:
+                break
+            time.sleep(0.01)
+        end(node, signal.SIGKILL)  # the node's raylet and its workers at once, as a machine that is lost
+        _, stderr = process.communicate(timeout=300)
+        assert process.returncode == 0, stderr
+        written = records(out)
+        assert len(written) == 206 and len({r["document"]["sha256"] for r in written}) == 206
+        assert not failure_lines(out)
+    finally:
+        if node.poll() is None:
+            end(node)
 
 
 def test_an_address_where_nothing_answers_stops_the_run_at_once_with_the_reason(tmp_path: Path) -> None:
