@@ -46,8 +46,8 @@ $(VENV)/.ray-extra: $(BIN)/extractor
 	touch $@
 
 ## test-ray: the Ray engine (extractor run --engine ray) on real local Ray instances: the same records as the local
-##       engine, a Ray worker and the driver killed with SIGKILL, the rate limit across processes (installs the
-##       'ray' extra; about 2 minutes); .ci/run runs it after make test-slow
+##       engine, a Ray worker, a node and the driver killed with SIGKILL, the rate limit across processes (installs the
+##       'ray' extra; about 5 minutes); .ci/run runs it after make test-slow
 test-ray: $(VENV)/.ray-extra
 	$(BIN)/python -m pytest -q -m ray
 
