@@ -73,6 +73,36 @@ def test_the_listing_shows_each_command_as_its_own_help_would():
         assert inspect.cleandoc(command.help or "").split("\n\n")[0] == summary, name
 
 
+GC_PROBE = """
+import gc, json, sys
+from extractor.cli import main
+sys.argv = ["extractor", "version"]
+try:
+    main()
+finally:
+    print(json.dumps({"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}))
+"""
+
+
+def test_the_program_starts_without_the_collector_and_runs_its_command_with_it():
+    """extractor/cli/startup.py: paused while the command loads, then what start-up made is frozen and the
+    collector is on again, so a long run collects as usual."""
+    ran = subprocess.run([sys.executable, "-c", GC_PROBE], cwd=ROOT, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    state = json.loads(ran.stdout.splitlines()[-1])
+    assert state["enabled"] and state["frozen"] > 10_000
+
+
+def test_invoking_the_app_in_process_leaves_the_collector_alone():
+    import gc
+
+    from typer.testing import CliRunner
+
+    frozen = gc.get_freeze_count()
+    assert CliRunner().invoke(app, ["version"]).exit_code == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
 def test_every_command_is_listed_in_order():
     from typer.testing import CliRunner
 
