@@ -21,7 +21,9 @@ if TYPE_CHECKING:  # the queue (its settings, sqlite3) and the tables are import
     from extractor.queue.settings import QueueSettings
     from extractor.queue.store import Queue
 
-err = Console(stderr=True, soft_wrap=True, highlight=False)
+# emoji off: messages quote paths, table titles and filing text, where ':b:' or ':ok:' is no emoji code (and rich
+# would load its 4,000 codes for every message)
+err = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 
 ACCEPT_HELP = "Accepted findings (JSON Lines of {id, reason}) to set aside, e.g. evals/gold/<document>.accepted.jsonl."
 
