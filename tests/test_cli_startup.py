@@ -58,6 +58,14 @@ def test_help_and_a_rules_extraction_load_no_llm_web_arrow_or_harness_modules(tm
     assert heavy(modules) == []
 
 
+def test_a_rules_extraction_of_a_text_note_loads_no_llm_settings_queue_or_html_parser(tmp_path):
+    """The rules backend reads no LLM settings, prompts or queue settings (pydantic models, TOML), and a text
+    input needs no lxml: their modules stay unloaded."""
+    modules = loaded_by(tmp_path, "extract", str(SEED_000), "--backend", "rules")
+    unused = ("extractor.llm.config", "extractor.llm.prompts", "extractor.queue.settings", "extractor.loaders.html")
+    assert [name for name in modules if name in unused or name.split(".")[0] == "lxml"] == []
+
+
 def test_an_llm_command_still_loads_what_it_needs(tmp_path):
     """The other side: a command's own --help imports its module (eval's imports the harness)."""
     modules = loaded_by(tmp_path, "eval-runs", "--help")
@@ -71,6 +79,36 @@ def test_the_listing_shows_each_command_as_its_own_help_would():
         assert command.name == name
         assert not command.hidden and not command.deprecated and command.short_help is None
         assert inspect.cleandoc(command.help or "").split("\n\n")[0] == summary, name
+
+
+GC_PROBE = """
+import gc, json, sys
+from extractor.cli import main
+sys.argv = ["extractor", "version"]
+try:
+    main()
+finally:
+    print(json.dumps({"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}))
+"""
+
+
+def test_the_program_starts_without_the_collector_and_runs_its_command_with_it():
+    """extractor/cli/startup.py: paused while the command loads, then what start-up made is frozen and the
+    collector is on again, so a long run collects as usual."""
+    ran = subprocess.run([sys.executable, "-c", GC_PROBE], cwd=ROOT, capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    state = json.loads(ran.stdout.splitlines()[-1])
+    assert state["enabled"] and state["frozen"] > 10_000
+
+
+def test_invoking_the_app_in_process_leaves_the_collector_alone():
+    import gc
+
+    from typer.testing import CliRunner
+
+    frozen = gc.get_freeze_count()
+    assert CliRunner().invoke(app, ["version"]).exit_code == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
 def test_every_command_is_listed_in_order():

@@ -87,3 +87,11 @@ def test_an_interrupted_run_leaves_no_output_file(tmp_path: Path, monkeypatch: p
     runner.invoke(app, ["extract", *map(str, INPUTS), "-o", str(out)])
     assert len(calls) == 2
     assert list(tmp_path.iterdir()) == []  # neither the output nor its partial file
+
+
+def test_messages_name_a_file_as_it_is_named(tmp_path: Path) -> None:
+    """':ok:' in a file name is no emoji code: the validation line names the file as given."""
+    path = tmp_path / "a:ok:b.txt"
+    path.write_bytes(INPUTS[0].read_bytes())
+    result = runner.invoke(app, ["extract", str(path), "-o", str(tmp_path / "out.json")])
+    assert f"validation passed: {path}: " in result.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import typer
 
 from extractor import __version__
+from extractor.cli import startup
 from extractor.cli.lazy import LazyGroup, placeholder
 
 # name -> (where the command is defined, the summary `extractor --help` lists: the first paragraph of the
@@ -77,6 +78,7 @@ def version() -> None:
 
 
 def main() -> None:
+    startup.pause()  # until the command is loaded (extractor/cli/startup.py)
     app()
 
 

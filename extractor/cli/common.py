@@ -16,13 +16,14 @@ from rich.markup import escape
 from rich.text import Text
 
 from extractor.findings import Validation, read_accepted
-from extractor.llm.config import ConfigError
-from extractor.queue.settings import QueueSettings, resolve_queue_settings
 
-if TYPE_CHECKING:  # the queue (sqlite3) and the tables are imported by the commands that use them
+if TYPE_CHECKING:  # the queue (its settings, sqlite3) and the tables are imported by the commands that use them
+    from extractor.queue.settings import QueueSettings
     from extractor.queue.store import Queue
 
-err = Console(stderr=True, soft_wrap=True, highlight=False)
+# emoji off: messages quote paths, table titles and filing text, where ':b:' or ':ok:' is no emoji code (and rich
+# would load its 4,000 codes for every message)
+err = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 
 ACCEPT_HELP = "Accepted findings (JSON Lines of {id, reason}) to set aside, e.g. evals/gold/<document>.accepted.jsonl."
 
@@ -68,6 +69,9 @@ def print_findings(console: Console, name: str, validation: Validation) -> None:
 
 
 def queue_settings(url: str | None, config: Path | None, root: Path | None = None, **more: object) -> QueueSettings:
+    from extractor.llm.config import ConfigError
+    from extractor.queue.settings import resolve_queue_settings
+
     try:
         return resolve_queue_settings({"url": url, "root": root, **more}, config)
     except ConfigError as error:

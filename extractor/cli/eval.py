@@ -117,8 +117,8 @@ def eval_command(
                 suite,
                 extract_one,
                 chosen.value,
-                model=settings.model if llm else None,
-                prompt_id=settings.prompt if llm else None,
+                model=settings.model if settings and llm else None,
+                prompt_id=settings.prompt if settings and llm else None,
                 label=label,
                 on_document=lambda document: progress.advance(task),
             )

@@ -15,6 +15,8 @@ import typer
 import typer.main
 from typer.core import TyperGroup
 
+from extractor.cli import startup
+
 
 class LazyGroup(TyperGroup):
     """A group whose `targets` (command name -> "module:attribute", a command function or a Typer app)
@@ -27,6 +29,7 @@ class LazyGroup(TyperGroup):
         name, command, rest = super().resolve_command(ctx, args)
         if name in self.targets:
             command = load(name, self.targets[name])
+            startup.resume()  # the command is loaded: collect as usual while it runs
         return name, command, rest
 
 

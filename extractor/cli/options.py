@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -14,8 +14,10 @@ from extractor.cli.common import err
 from extractor.document import Document
 from extractor.extraction import Extraction
 from extractor.llm.cassettes import CacheMode
-from extractor.llm.config import ConfigError, LLMConfig, StructuredMode, resolve_config
-from extractor.llm.prompts import PromptError
+from extractor.llm.modes import StructuredMode
+
+if TYPE_CHECKING:  # the LLM's settings and prompts: loaded only when an LLM backend may run
+    from extractor.llm.config import LLMConfig
 
 LLM = "LLM options (backends llm, hybrid, auto; flags win over the environment and extractor.toml's llm table)"
 
@@ -135,6 +137,8 @@ def chosen_backend(
     backend: BackendName, flags: dict[str, object], config: Path | None
 ) -> tuple[BackendName, LLMConfig]:
     """The backend that will run and its settings; bad settings exit 2 with the reason."""
+    from extractor.llm.config import ConfigError, LLMConfig, resolve_config
+
     try:
         settings = resolve_config(flags, config_file=config) if backend is not BackendName.rules else LLMConfig()
     except ConfigError as error:
@@ -148,8 +152,15 @@ def chosen_backend(
 
 def backend_runner(
     backend: BackendName, flags: dict[str, object], config: Path | None
-) -> tuple[BackendName, Callable[[Document], Extraction], LLMConfig]:
-    """The chosen backend as a function of one document, with its settings."""
+) -> tuple[BackendName, Callable[[Document], Extraction], LLMConfig | None]:
+    """The chosen backend as a function of one document, with its LLM settings: None for rules, which reads
+    none (the settings model, prompts and config file are then never loaded)."""
+    if backend is BackendName.rules:
+        from extractor.backends import rules
+
+        return backend, rules.extract, None
+    from extractor.llm.prompts import PromptError
+
     chosen, settings = chosen_backend(backend, flags, config)
     try:
         return chosen, extractor_for(chosen, settings), settings

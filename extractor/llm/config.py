@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,20 +14,12 @@ from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validat
 
 from extractor.errors import ExtractorError
 from extractor.llm.cassettes import CacheMode
+from extractor.llm.modes import StructuredMode
 from extractor.llm.usage import Price
 from extractor.tomlfile import read_toml
 
 DEFAULT_CONFIG = Path("extractor.toml")
 ENVIRONMENT = {"OPENAI_API_KEY": "api_key", "OPENAI_BASE_URL": "base_url", "EXTRACTOR_MODEL": "model"}
-
-
-class StructuredMode(str, Enum):
-    """How the answer is constrained. 'tools' works with OpenAI, vLLM, Ollama and llama.cpp's server."""
-
-    tools = "tools"
-    json_schema = "json_schema"
-    json = "json"
-    md_json = "md_json"
 
 
 class LLMConfig(BaseModel):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from extractor.document import Document, DocumentMetadata, LoadError
 from extractor.loaders.cover import with_cover
+from extractor.loaders.dates import parse_header_date
 from extractor.loaders.decode import decode_bytes
 from extractor.loaders.edgar import choose_document, is_submission, split_documents, submission_metadata
-from extractor.loaders.html import grids, html_to_text, parse_header_date
 from extractor.sections import NoNoteFound, focus
 
 __all__ = ["load", "load_bytes", "load_text", "LoadError", "NoNoteFound"]
@@ -47,6 +47,8 @@ def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Docu
     if is_submission(text):
         return _load_submission(text, path, doc_id)
     if _HTML_RE.search(text[:20000]):
+        from extractor.loaders.html import grids, html_to_text  # lxml: for HTML inputs only
+
         rendered, meta, tables = html_to_text(path, text)
         meta = with_cover(meta, rendered)
         document = focus(_checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta)))

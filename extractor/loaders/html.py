@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 
 from lxml import etree
 
 from extractor.document import DocumentMetadata, LoadError
 from extractor.grid import GridCell, TableGrid
+from extractor.loaders.dates import parse_header_date
 
 BLOCK_TAGS = frozenset(
     [
@@ -474,14 +474,3 @@ def _rpage_metadata(root: etree._Element) -> DocumentMetadata:
             meta.fiscal_period_end = parsed
             break
     return meta
-
-
-def parse_header_date(text: str):  # -> date | None
-    """ "Feb. 29, 2020" / "Jul. 31, 2018" / "December 31, 2019" as R pages print them."""
-    cleaned = re.sub(r"\bSept\b", "Sep", text.replace(".", "").replace("\u00a0", " ").strip())
-    for fmt in ("%b %d, %Y", "%B %d, %Y", "%b %d %Y", "%B %d %Y"):
-        try:
-            return datetime.strptime(cleaned, fmt).date()
-        except ValueError:
-            continue
-    return None

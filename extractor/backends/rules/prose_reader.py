@@ -29,7 +29,7 @@ from extractor.backends.rules.lexicon import (
 )
 from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases, named_day
 from extractor.backends.rules.prose_numbers import Number, find_numbers
-from extractor.patterns import Screened, ascii_lower, may_match, screened
+from extractor.patterns import Screened, ascii_lower, may_match
 from extractor.periods import FiscalCalendar
 from extractor.schemas.stock_compensation import (
     AwardYearInfo,
@@ -87,8 +87,7 @@ def load_cues(path: Path = LEXICON) -> tuple[Cue, ...]:
         if entry["target"].split(".")[0] not in TARGET_ROOTS:
             raise ValueError(f"{path}: cue {name!r}: target {entry['target']!r} unknown")
         patterns = {
-            key: tuple(screened(re.compile(p, re.I)) for p in entry.get(key, []))
-            for key in ("cues", "after", "not", "require")
+            key: tuple(Screened(p, re.I) for p in entry.get(key, [])) for key in ("cues", "after", "not", "require")
         }
         cues.append(
             Cue(
@@ -174,31 +173,32 @@ def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, cl
         (order, cue)
         for order, cue in enumerate(cues)
         if cue.unit in units
-        and all(may_match(phrases, low_clause) and r.search(clause) for r, phrases in cue.require)
+        and all(may_match(r.phrases, low_clause) and r.pattern.search(clause) for r in cue.require)
         and not any(
-            (may_match(phrases, low_before) and v.search(before)) or (may_match(phrases, low_after) and v.search(after))
-            for v, phrases in cue.vetoes
+            (may_match(v.phrases, low_before) and v.pattern.search(before))
+            or (may_match(v.phrases, low_after) and v.pattern.search(after))
+            for v in cue.vetoes
         )
     ]
     for order, cue in eligible:
-        for pattern, phrases in cue.cues:
-            if not may_match(phrases, low_before):
+        for screen in cue.cues:
+            if not may_match(screen.phrases, low_before):
                 continue
-            for m in pattern.finditer(before):
+            for m in screen.pattern.finditer(before):
                 distance = len(before) - m.end()
                 if best is None or (distance, order) < best[:2]:
                     best = (distance, order, cue)
     if best:
         return best[2]
     for order, cue in eligible:
-        if any(may_match(phrases, low_after) and p.match(after) for p, phrases in cue.after):
+        if any(may_match(p.phrases, low_after) and p.pattern.match(after) for p in cue.after):
             distance = 0
         else:
             hits = [
                 m.start()
-                for p, phrases in cue.cues
-                if "$" not in p.pattern and may_match(phrases, low_after)
-                for m in [p.search(after)]
+                for p in cue.cues
+                if "$" not in p.source and may_match(p.phrases, low_after)
+                for m in [p.pattern.search(after)]
                 if m
             ]
             if not hits:
