@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import pytest
@@ -84,24 +84,27 @@ def wait_for_records(out: Path, at_least: int, process: subprocess.Popen[str], t
     raise AssertionError(f"no {at_least} records within {timeout} s")
 
 
-def working(run_pid: int, title: str) -> int | None:
-    """A process of the run working on a task or actor named `title` (Ray names its workers 'ray::NAME')."""
+def working(run_pid: int, title: str, besides: Collection[int] = ()) -> int | None:
+    """A live process of the run (not one of `besides`) working on a task or actor named `title` (Ray names
+    its workers 'ray::NAME')."""
     for pid in descendants(run_pid, processes()):
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if command.startswith(f"ray::{title}".encode()):
+        if command.startswith(f"ray::{title}".encode()) and pid not in besides and _not_zombie(pid):
             return pid
     return None
 
 
-def kill_one_working(process: subprocess.Popen[str], title: str, timeout: float = 120) -> int:
-    """SIGKILL the first process of the run seen working on `title`; its pid."""
+def kill_one_working(
+    process: subprocess.Popen[str], title: str, besides: Collection[int] = (), timeout: float = 120
+) -> int:
+    """SIGKILL the first process of the run seen working on `title` (another than `besides`); its pid."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         assert process.poll() is None, f"the run ended before a worker was seen: {process.communicate()}"
-        if (pid := working(process.pid, title)) is not None:
+        if (pid := working(process.pid, title, besides)) is not None:
             os.kill(pid, signal.SIGKILL)
             return pid
         time.sleep(0.005)
@@ -202,7 +205,7 @@ def test_a_ray_worker_killed_mid_document_leaves_every_document_exactly_once(
     out = tmp_path / "out"
     process = start(str(inputs), "--out", str(out), "--engine", "ray", "--no-queue")
     killed = [kill_one_working(process, "run_rules")]
-    killed.append(kill_one_working(process, "run_rules"))  # and another, on another document
+    killed.append(kill_one_working(process, "run_rules", besides=killed))  # and another, on another document
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr  # the killed tasks were tried again: nothing failed
     written = records(out)
@@ -238,6 +241,66 @@ def test_the_driver_killed_then_resumed_gives_each_document_once_and_leaves_no_r
     assert fact_rows(out) == clean_rows
     summary = json.loads((out / "summary.json").read_text())
     assert summary["documents"]["pending"] == 0 and summary["this_run"]["already_finished"] >= 5
+
+
+def test_sigterm_finishes_the_documents_in_flight_writes_the_summary_and_the_run_resumes(
+    real_corpus: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    inputs = tmp_path / "in"
+    build_corpus(inputs, 200, per_folder=100, samples=REAL_NOTES)
+    out = tmp_path / "out"
+    process = start(str(inputs), "--out", str(out), "--engine", "ray", "--no-queue")
+    wait_for_records(out, 10, process)
+    os.kill(process.pid, signal.SIGTERM)  # as a scheduler stops a job: Ray's own handler must not take it
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "SIGTERM: finishing the documents in flight" in stderr
+    summary = json.loads((out / "summary.json").read_text())
+    stopped = len(records(out))
+    assert 10 <= stopped < 200 and summary["documents"]["done"] + summary["documents"]["review"] == stopped
+    resumed = run(str(inputs), "--out", str(out), "--engine", "ray", "--no-queue")
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(records(out)) == 200 and len({r["document"]["sha256"] for r in records(out)}) == 200
+
+
+CALLER = """
+import subprocess, sys
+import extractor
+mine = subprocess.Popen(["sleep", "600"])  # the caller's own process, started before the run
+print(mine.pid, flush=True)
+extractor.run([sys.argv[1]], sys.argv[2], engine="ray")
+"""
+
+
+def test_a_python_caller_killed_mid_run_loses_its_ray_processes_but_keeps_its_own(
+    real_corpus: tuple[Path, list[str]], tmp_path: Path
+) -> None:
+    inputs, _ = real_corpus
+    out = tmp_path / "out"
+    caller = subprocess.Popen(
+        [sys.executable, "-c", CALLER, str(inputs), str(out)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert caller.stdout is not None
+    mine = int(caller.stdout.readline())
+    try:
+        wait_for_records(out, 3, caller)
+        ray_processes = {pid: started for pid, started in descendants(caller.pid, processes()).items() if pid != mine}
+        os.kill(caller.pid, signal.SIGKILL)
+        caller.wait()
+        caller.stdout.close(), caller.stderr.close()  # type: ignore[union-attr, func-returns-value]
+        deadline = time.monotonic() + 30
+        while alive(ray_processes) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive(ray_processes)
+        assert _not_zombie(mine) and Path(f"/proc/{mine}").exists()  # the caller's own process is not Ray's
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(mine, signal.SIGKILL)
 
 
 # --- the LLM path: a shared rate limit, actors that die ----------------------------------------

@@ -27,12 +27,15 @@ at most the run's window of documents (a few per CPU) is in the object store at 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import os
+import signal
 import socket
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -59,6 +62,10 @@ _LOST = (
 )
 
 
+SOLO_AT_ONCE = 2  # documents of dead actors tried again at once: each takes a worker process of its own
+READY_SECONDS = 300.0  # the LLM actors' start: longer means the cluster has no free CPU for them
+
+
 class ClusterError(ExtractorError, RuntimeError):
     """The cluster cannot run this run's documents (another version of the code on its workers, an address
     where nothing answers): the run stops with the reason, its documents left pending."""
@@ -79,17 +86,26 @@ class LimiterActor:
 
 class ClusterRateLimiter(RateLimiter):
     """A RateLimiter whose budgets live in a LimiterActor: each request asks it whether it may pass.
-    Each worker still lines its own requests up (limits.py), so only the head of a line asks."""
+    Each worker still lines its own requests up (limits.py), so only the head of a line asks. It travels
+    by the actor's name, not its handle: an actor restarted by Ray rebuilds its arguments, and a handle
+    among them would have to be kept in the object store."""
 
-    def __init__(self, actor: Any) -> None:
+    def __init__(self, name: str) -> None:
         super().__init__()
-        self.actor = actor
+        self.name = name
+        self._actor: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"actor": self.actor}
+        return {"name": self.name}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["actor"])  # type: ignore[misc]
+        self.__init__(state["name"])  # type: ignore[misc]
+
+    @property
+    def actor(self) -> Any:
+        if self._actor is None:
+            self._actor = ray.get_actor(self.name)
+        return self._actor
 
     @property
     def active(self) -> bool:
@@ -160,7 +176,9 @@ class RayPool:
         self._connected = False  # ray.init called here (and so ray.shutdown too)
         self._reaper: subprocess.Popen[str] | None = None
         self._rules: Any = None
+        self._warm: Any = None
         self._solo: Any = None
+        self._solos = asyncio.Semaphore(SOLO_AT_ONCE)
 
     @property
     def llm(self) -> bool:
@@ -179,7 +197,8 @@ class RayPool:
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         if not self.llm:
             self.count = min(self.requested or cpus, cpus)  # more would wait in Ray, their time limits running
-            await self._check(ray.remote(num_cpus=1)(_worker_source).remote() for _ in range(self.count))
+            self._warm = ray.remote(num_cpus=1)(_worker_source)
+            await self._check(self._warm.remote() for _ in range(self.count))
             self._cpus = asyncio.Semaphore(self.count)
             self._rules = ray.remote(num_cpus=1, max_retries=1)(run_rules)
             return
@@ -187,9 +206,10 @@ class RayPool:
         self.shares = [self.concurrency // self.count + (i < self.concurrency % self.count) for i in range(self.count)]
         step = self.step
         if step.limiter is not None and step.llm_config is not None:
-            limiter = ray.remote(num_cpus=0)(LimiterActor).remote(step.llm_config.rpm, step.llm_config.tpm)
-            self._actors.append(limiter)
-            step = dataclasses.replace(step, limiter=ClusterRateLimiter(limiter), _llm=None)
+            name = f"extractor-rate-limits-{uuid.uuid4().hex}"
+            limiter = ray.remote(LimiterActor).options(name=name, num_cpus=0)
+            self._actors.append(limiter.remote(step.llm_config.rpm, step.llm_config.tpm))
+            step = dataclasses.replace(step, limiter=ClusterRateLimiter(name), _llm=None)
         self.step = step
         actor = ray.remote(LLMWorker)
         self._workers = [
@@ -200,8 +220,14 @@ class RayPool:
         ]
         self._held = [0] * self.count
         self._solo = ray.remote(num_cpus=0, max_retries=0)(_solo)
+        self._solos = asyncio.Semaphore(SOLO_AT_ONCE)
         try:
-            await self._check(actor.ready.remote() for actor in self._workers)
+            await asyncio.wait_for(self._check(actor.ready.remote() for actor in self._workers), READY_SECONDS)
+        except TimeoutError as error:
+            raise ClusterError(
+                f"{self.count} LLM workers of one CPU each did not start within {READY_SECONDS:g} s: "
+                "the cluster has no free CPU for them (fewer --workers?)"
+            ) from error
         except ray_errors.RayError as error:  # its client could not be made: say why, once
             raise ClusterError(f"the LLM workers could not start: {_cause(error)}") from error
 
@@ -212,7 +238,7 @@ class RayPool:
         if found:
             raise ClusterError(
                 f"the cluster's workers run other extractor code (source {', '.join(sorted(found))}, here {here}): "
-                "install this version on them, or submit the run with `ray job submit --working-dir .` (README: Ray)"
+                "install this version on every node (README: On a Ray cluster)"
             )
 
     async def run(self, job: Job) -> Rendered | Stop:
@@ -227,12 +253,15 @@ class RayPool:
         finally:
             self._held[chosen] -= 1
         if outcome is None:  # its actor died: once more, alone
-            try:
-                outcome = await self._solo.remote(self.step, job)
-            except _LOST:
-                return failure(job, "extract", DIED)
-            except ray_errors.RayError as error:
-                return failure(job, "extract", INTERNAL_ERROR.format(error=_cause(error)))
+            async with self._solos:
+                try:
+                    outcome = await self._solo.remote(self.step, job)
+                except _LOST:
+                    return failure(job, "extract", DIED)
+                except ray_errors.RayTaskError as error:
+                    return failure(job, "extract", INTERNAL_ERROR.format(error=_cause(error)))
+                except ray_errors.RayError as error:
+                    raise _stopped(error) from error
         return outcome
 
     async def _rules_outcome(self, job: Job) -> Rendered | Stop:
@@ -241,12 +270,16 @@ class RayPool:
             return await asyncio.wait_for(_awaited(ref), self.step.doc_timeout)
         except TimeoutError:
             ray.cancel(ref, force=True)  # kills the worker computing it
+            with contextlib.suppress(ray_errors.RayError):  # its successor imports before the next document
+                await self._warm.remote()
             assert self.step.doc_timeout is not None
             return failure(job, "extract", overdue(self.step.doc_timeout), self.step.doc_timeout)
         except _LOST:  # Ray tried it twice
             return failure(job, "extract", DIED)
-        except ray_errors.RayError as error:
+        except ray_errors.RayTaskError as error:  # our code raised outside work_on's net (an unpicklable result)
             return failure(job, "extract", INTERNAL_ERROR.format(error=_cause(error)))
+        except ray_errors.RayError as error:
+            raise _stopped(error) from error
 
     async def _llm_outcome(self, job: Job, chosen: int) -> Rendered | Stop | None:
         """The actor's outcome; None when the actor died with it."""
@@ -262,8 +295,10 @@ class RayPool:
             return failure(job, "extract", overdue(self.step.doc_timeout), self.step.doc_timeout)
         except _LOST:
             return None
-        except ray_errors.RayError as error:
+        except ray_errors.RayTaskError as error:
             return failure(job, "extract", INTERNAL_ERROR.format(error=_cause(error)))
+        except ray_errors.RayError as error:
+            raise _stopped(error) from error
 
     async def close(self) -> None:
         self.kill()
@@ -286,10 +321,15 @@ class RayPool:
 
     def _connect(self) -> None:
         if ray.is_initialized():  # a Python caller that has its own Ray session: use it, leave it open
+            if self.address:
+                self.say(f"warning: Ray is running in this process already: its session is used, not {self.address}")
             return
         cpus = None if self.address else self.requested or default_workers()
         if self.address:
             _knock(self.address)
+        else:  # the watcher notes what runs already first: only what Ray starts from here on is its to end
+            self._reaper = _start_reaper()
+        handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
         try:
             # "local": a new instance for this run, never one that another run or `ray start` left on this machine
             context = ray.init(
@@ -297,20 +337,36 @@ class RayPool:
             )
         except Exception as error:  # an address nobody answers at, a token the cluster refuses...
             where = f"join the Ray cluster at {self.address}" if self.address else "start a local Ray instance"
-            raise ClusterError(f"cannot {where}: {_cause(error)}") from error
+            hint = ""
+            if "auth" in str(error).lower() or "token" in str(error).lower():
+                hint = " (a cluster with token authentication: set RAY_AUTH_MODE=token and its token, README: On a Ray cluster)"
+            raise ClusterError(f"cannot {where}: {_cause(error)}{hint}") from error
+        finally:
+            for number, handler in handlers.items():  # ray.init sets its own: Ctrl-C and SIGTERM stay the run's
+                if handler is not None:
+                    signal.signal(number, handler)
         self._connected = True
-        if self.address:
-            place = f"joined the Ray cluster at {self.address}"
-        else:
-            self._reaper = subprocess.Popen(
-                [sys.executable, "-m", "extractor.bulk.reaper", str(os.getpid())],
-                stdin=subprocess.PIPE,
-                text=True,
-                start_new_session=True,
-            )
-            place = f"started a local Ray instance ({cpus} CPUs) for this run"
+        place = (
+            f"joined the Ray cluster at {self.address}"
+            if self.address
+            else f"started a local Ray instance ({cpus} CPUs) for this run"
+        )
         dashboard = getattr(context, "dashboard_url", None)
         self.say(f"Ray: {place}" + (f"; dashboard http://{dashboard}" if dashboard else ""))
+
+
+def _start_reaper() -> subprocess.Popen[str]:
+    """The watcher of this process's Ray instance (reaper.py), once it has noted what runs already."""
+    reaper = subprocess.Popen(
+        [sys.executable, "-m", "extractor.bulk.reaper", str(os.getpid())],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert reaper.stdout is not None
+    reaper.stdout.readline()  # "ready"
+    return reaper
 
 
 def _knock(address: str, timeout: float = 10.0) -> None:
@@ -326,6 +382,12 @@ def _knock(address: str, timeout: float = 10.0) -> None:
 
 async def _awaited(ref: Any) -> Any:
     return await ref
+
+
+def _stopped(error: BaseException) -> ClusterError:
+    """A fault of the cluster itself (its raylet died, its object store is full): no document is to blame,
+    so the run stops and the documents in flight stay pending for the next one."""
+    return ClusterError(f"the Ray cluster failed: {_cause(error)}")
 
 
 def _cause(error: BaseException) -> str:

@@ -3,9 +3,10 @@
 When the run ends, it shuts its Ray instance down. Killed with SIGKILL, it cannot: Ray's GCS server,
 raylet and workers then go at once, but Ray's agents linger about a minute before they notice. So the
 Ray engine starts this watcher in its own session (a Ctrl-C or kill sent to the run's process group
-does not reach it). Every half second it notes the run's descendants (pid and start time, so a pid the
-system reuses is never mistaken for one of them). When the run's pipe to it closes without the word
-"done", the run died: it kills every noted process still alive, then exits.
+does not reach it), before it starts Ray. Every half second it notes the run's new descendants that are
+Ray's (pid and start time, so a pid the system reuses is never mistaken for one of them); what the run
+had started before (a caller's own processes) is never noted. When the run's pipe to it closes without
+the word "done", the run died: it kills every noted process still alive, then exits.
 
     python -m extractor.bulk.reaper PID      (stdin: a pipe from process PID)
 """
@@ -19,6 +20,7 @@ import threading
 from pathlib import Path
 
 DONE = "done"  # the run's last word when it shut Ray down itself
+READY = "ready"  # the watcher's first word: what ran before it is noted, and will not be touched
 INTERVAL = 0.5  # seconds between two notes of the run's processes
 
 
@@ -50,6 +52,14 @@ def descendants(root: int, table: dict[int, tuple[int, str]]) -> dict[int, str]:
     return found
 
 
+def _of_ray(pid: int) -> bool:
+    """A process of Ray's: its binaries and workers live in Ray's package, its workers are titled 'ray::…'."""
+    try:
+        return b"ray" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def watch(run: int, interval: float = INTERVAL) -> list[int]:
     """Note the run's processes until stdin ends; the ones killed (none if the run said "done")."""
     said: list[str] = []
@@ -59,11 +69,18 @@ def watch(run: int, interval: float = INTERVAL) -> list[int]:
         said.extend(line.strip() for line in sys.stdin)
         ended.set()
 
+    before = descendants(run, processes())  # the run's own processes, there before its Ray instance: never noted
+    print(READY, flush=True)
     threading.Thread(target=listen, daemon=True).start()
     noted: dict[int, str] = {}
     me = os.getpid()
     while True:
-        noted.update(descendants(run, processes()))
+        found = descendants(run, processes())
+        noted.update(
+            (pid, started)
+            for pid, started in found.items()
+            if pid not in noted and before.get(pid) != started and _of_ray(pid)
+        )
         if ended.wait(interval):
             break
     if DONE in said:

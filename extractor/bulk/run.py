@@ -128,7 +128,7 @@ def run(
     if batch_export is not None and chosen is BackendName.rules:
         raise RunError("batch export writes LLM requests: use it with backend llm or hybrid")
     say = notify or log.info
-    step = prepare_step(chosen, llm or LLMConfig(), export=batch_export is not None)
+    step = prepare_step(chosen, llm or LLMConfig(), export=batch_export is not None, shared=on is Engine.local)
     manifest = open_output(out, fingerprint(step))
     writer: OutputWriter | None = None
     try:  # until _execute owns them, any failure (or Ctrl-C during a long listing) releases the folder
@@ -248,14 +248,19 @@ def import_batch(
 
 
 def prepare_step(
-    chosen: BackendName, settings: LLMConfig, export: bool = False, results: BatchResults | None = None
+    chosen: BackendName,
+    settings: LLMConfig,
+    export: bool = False,
+    results: BatchResults | None = None,
+    shared: bool = True,
 ) -> Step:
     """The run's step; for LLM backends its client is made here once, so a bad prompt or a missing key
-    is raised once (PromptError, EndpointError), not by every worker."""
+    is raised once (PromptError, EndpointError), not by every worker. `shared`: its rate limiter lives in
+    memory this machine's worker processes share (the Ray engine keeps its own in an actor)."""
     if chosen is BackendName.rules:
         return Step(chosen)
     limiter = (
-        RateLimiter(settings.rpm, settings.tpm, shared=True)
+        RateLimiter(settings.rpm, settings.tpm, shared=shared)
         if (settings.rpm or settings.tpm) and not (export or results)
         else None
     )

@@ -78,7 +78,7 @@ def run_command(
     engine: Engine = typer.Option(
         Engine.local,
         rich_help_panel=RAY,
-        help="Where documents are worked on: this machine's worker processes, or a Ray cluster (needs the 'ray' extra: pip install 'filing-extractor[ray]'). Same outputs, statuses and review queue either way; this process reads the inputs and writes every output.",
+        help="Where documents are worked on: this machine's worker processes, or a Ray cluster (needs the 'ray' extra: pip install 'filing-extractor\\[ray]'). Same outputs, statuses and review queue either way; this process reads the inputs and writes every output.",
     ),
     ray_address: str | None = typer.Option(
         None,
