@@ -18,9 +18,9 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import pytest
+from bulk_runs import plant, wait_for_records
 from fixture_paths import ROOT, SEED_000, SEED_002
 from llm_server import Reply, ScriptedServer, error_reply, tool_reply
-from planted import plant
 from scripted_answers import quoted_answer
 
 from extractor.backends import rules
@@ -71,17 +71,6 @@ def statuses(out: Path) -> Counter[str]:
 
     with sqlite3.connect(out / "manifest.sqlite") as db:
         return Counter(status for (status,) in db.execute("select status from documents"))
-
-
-def wait_for_records(out: Path, at_least: int, process: subprocess.Popen[str], timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        path = out / "records.jsonl"
-        if path.exists() and path.read_bytes().count(b"\n") >= at_least:
-            return
-        assert process.poll() is None, f"the run ended before {at_least} records: {process.communicate()}"
-        time.sleep(0.01)
-    raise AssertionError(f"no {at_least} records within {timeout} s")
 
 
 def working(run_pid: int, title: str, besides: Collection[int] = ()) -> int | None:

@@ -1,7 +1,10 @@
-"""A corpus of good filings and every kind of bad input, as a bulk run meets them (test_bulk, test_ray)."""
+"""What the bulk-run tests share (test_bulk, test_ray): a corpus of good filings and every kind of bad input, as a
+bulk run meets them, and waiting on a running run's records."""
 
 from __future__ import annotations
 
+import subprocess
+import time
 import zipfile
 from pathlib import Path
 
@@ -44,3 +47,15 @@ def plant(corpus: Path) -> list[str]:
         archive.writestr("inner/nested.zip", b"PK\x03\x04" + bytes(100))
     (bad / "broken.zip").write_bytes(b"PK\x03\x04" + b"not really a zip archive" * 10)
     return [str(corpus / "good"), str(bad), str(corpus / "missing-folder"), str(corpus / "nothing-*.htm")]
+
+
+def wait_for_records(out: Path, at_least: int, process: subprocess.Popen[str], timeout: float = 120) -> None:
+    """Until the run writing `out` has written `at_least` records (it must not end before)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        path = out / "records.jsonl"
+        if path.exists() and path.read_bytes().count(b"\n") >= at_least:
+            return
+        assert process.poll() is None, f"the run ended before {at_least} records: {process.communicate()}"
+        time.sleep(0.01)
+    raise AssertionError(f"no {at_least} records within {timeout} s")
