@@ -220,7 +220,6 @@ class RayPool:
         ]
         self._held = [0] * self.count
         self._solo = ray.remote(num_cpus=0, max_retries=0)(_solo)
-        self._solos = asyncio.Semaphore(SOLO_AT_ONCE)
         try:
             await asyncio.wait_for(self._check(actor.ready.remote() for actor in self._workers), READY_SECONDS)
         except TimeoutError as error:
