@@ -43,6 +43,12 @@ def _packages_or_skip() -> None:
     pytest.skip(reason)
 
 
+def _hears_ctrl_c() -> None:
+    """In the server's process before it starts: Ctrl-C as a terminal delivers it. A shell that starts a job in
+    the background (`make test-local-llm &`) has it ignored, and an ignored signal stays ignored in children."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory):
     """`extractor local-model serve` on a free port: its printed base URL, while it runs."""
@@ -50,7 +56,14 @@ def served(tmp_path_factory: pytest.TempPathFactory):
     log = tmp_path_factory.mktemp("server") / "server.log"
     port = free_port()
     command = [*EXTRACTOR, "local-model", "serve", "--port", str(port), "--threads", "2", "--log", str(log)]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    server = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=_hears_ctrl_c,
+    )
     line = server.stdout.readline()  # printed once the server answers
     if not line:
         server.wait(timeout=30)
