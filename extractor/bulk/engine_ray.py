@@ -47,7 +47,7 @@ from extractor.backends.choice import BackendName
 from extractor.bulk.reaper import DONE
 from extractor.bulk.runner import default_workers
 from extractor.bulk.work import Job, Rendered, Step, Stop, failure, overdue, run_rules, work_on
-from extractor.bulk.workers import DIED, DOCUMENTS_PER_REQUEST, KILL_GRACE
+from extractor.bulk.workers import DIED, DOCUMENTS_PER_REQUEST, KILL_GRACE, shares
 from extractor.code_version import source_hash
 from extractor.errors import ExtractorError
 from extractor.llm.limits import RateLimiter
@@ -203,7 +203,7 @@ class RayPool:
             self._rules = ray.remote(num_cpus=1, max_retries=1)(run_rules)
             return
         self.count = max(1, min(self.requested or cpus, cpus, self.concurrency))  # an actor holds a CPU
-        self.shares = [self.concurrency // self.count + (i < self.concurrency % self.count) for i in range(self.count)]
+        self.shares = shares(self.concurrency, self.count)
         step = self.step
         if step.limiter is not None and step.llm_config is not None:
             name = f"extractor-rate-limits-{uuid.uuid4().hex}"

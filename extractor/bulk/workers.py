@@ -86,7 +86,7 @@ class WorkerPool:
     def __init__(self, count: int, step: Step, concurrency: int, handler: Handler = handle) -> None:
         self.count = max(1, min(count, concurrency))
         self.step = step
-        self.shares = [concurrency // self.count + (i < concurrency % self.count) for i in range(self.count)]
+        self.shares = shares(concurrency, self.count)
         self.per_request = 1 if step.backend is BackendName.rules else DOCUMENTS_PER_REQUEST
         self.handler = handler
         self._tickets = itertools.count()
@@ -266,6 +266,11 @@ class WorkerPool:
                     future.set_result(
                         failure(job, "extract", f"{DIED}; no process could be started to retry it ({error})")
                     )
+
+
+def shares(concurrency: int, count: int) -> list[int]:
+    """`concurrency` requests at the endpoint shared out as evenly as can be between `count` workers."""
+    return [concurrency // count + (i < concurrency % count) for i in range(count)]
 
 
 def _settle_with(target: asyncio.Future[Any], done: asyncio.Future[Any]) -> None:
