@@ -17,6 +17,7 @@ from extractor.backends.rules.lexicon import find_award, first_award, named_awar
 from extractor.backends.rules.prose_dates import find_phrases, named_day
 from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
+from extractor.patterns import ascii_lower
 from extractor.periods import FiscalCalendar, find_dates
 from extractor.schemas.concepts import iter_facts
 from extractor.schemas.stock_compensation import (
@@ -459,9 +460,7 @@ def extract_prose(
             ctx.carried = None if phrases else ctx.paragraph_day
             if "respectively" in sentence.text:
                 _respectively(sentence, ctx)
-            # An ASCII sentence lower-cased holds a rule's phrase exactly when a case-blind match could;
-            # other sentences are searched by every rule.
-            lowered = sentence.text.lower() if sentence.text.isascii() else None
+            lowered = ascii_lower(sentence.text)  # None (not ASCII): every rule searches the sentence
             for pattern, handler, phrase in RULES:
                 if lowered is None or phrase in lowered:
                     for match in pattern.finditer(sentence.text):
