@@ -58,12 +58,12 @@ def test_help_and_a_rules_extraction_load_no_llm_web_arrow_or_harness_modules(tm
     assert heavy(modules) == []
 
 
-def test_a_rules_extraction_of_a_text_note_loads_no_llm_settings_queue_or_html_parser(tmp_path):
-    """The rules backend reads no LLM settings, prompts or queue settings (pydantic models, TOML), and a text
-    input needs no lxml: their modules stay unloaded."""
+def test_a_rules_extraction_of_a_text_note_loads_no_llm_settings_queue_html_parser_or_rich(tmp_path):
+    """The rules backend reads no LLM settings, prompts or queue settings (pydantic models, TOML), a text
+    input needs no lxml, and its one line on stderr (no terminal) needs no rich: their modules stay unloaded."""
     modules = loaded_by(tmp_path, "extract", str(SEED_000), "--backend", "rules")
     unused = ("extractor.llm.config", "extractor.llm.prompts", "extractor.queue.settings", "extractor.loaders.html")
-    assert [name for name in modules if name in unused or name.split(".")[0] == "lxml"] == []
+    assert [name for name in modules if name in unused or name.split(".")[0] in ("lxml", "rich")] == []
 
 
 def test_an_llm_command_still_loads_what_it_needs(tmp_path):

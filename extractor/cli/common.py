@@ -11,19 +11,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
 
+from extractor.cli.console import ErrorConsole, escape
 from extractor.findings import Validation, read_accepted
 
-if TYPE_CHECKING:  # the queue (its settings, sqlite3) and the tables are imported by the commands that use them
+if TYPE_CHECKING:  # the queue (its settings, sqlite3), rich and the tables are imported by the commands that use them
+    from rich.console import Console
+
     from extractor.queue.settings import QueueSettings
     from extractor.queue.store import Queue
 
-# emoji off: messages quote paths, table titles and filing text, where ':b:' or ':ok:' is no emoji code (and rich
-# would load its 4,000 codes for every message)
-err = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
+err = ErrorConsole()  # rich only for what a plain write would not reproduce (extractor/cli/console.py)
 
 ACCEPT_HELP = "Accepted findings (JSON Lines of {id, reason}) to set aside, e.g. evals/gold/<document>.accepted.jsonl."
 
@@ -62,6 +60,8 @@ def accepted_findings(path: Path | None) -> dict[str, str]:
 
 
 def print_findings(console: Console, name: str, validation: Validation) -> None:
+    from rich.text import Text
+
     from extractor.render import findings_table
 
     rendered = findings_table(name, validation)

@@ -108,7 +108,7 @@ def eval_command(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        console=err.console,
         transient=True,
     ) as progress:
         task = progress.add_task(f"eval {suite.name} ({chosen.value})", total=len(suite.documents))

@@ -9,11 +9,9 @@ import textwrap
 from collections.abc import Callable, Collection
 from enum import Enum
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from extractor.attempt import attempt, iter_files
 from extractor.backends.choice import BackendName
@@ -26,6 +24,7 @@ from extractor.cli.common import (
     queue_settings,
     unusable_queue_file,
 )
+from extractor.cli.console import escape
 from extractor.cli.options import (
     ApiKeyOption,
     BackendOption,
@@ -48,6 +47,9 @@ from extractor.findings import Validation
 from extractor.llm.errors import EndpointError
 from extractor.llm.usage import Usage
 from extractor.schemas.concepts import to_facts
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class OutputFormat(str, Enum):
@@ -249,6 +251,8 @@ class _Writer:
             self.target = self.partial.open("w", encoding="utf-8")
         self.console: Console | None = None
         if output_format is OutputFormat.table:
+            from rich.console import Console  # rich tables only for --format table
+
             self.console = Console(file=self.target, width=None if self.target.isatty() else 150)
 
     def add(self, extraction: Extraction) -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from extractor.backends.choice import BackendName, extractor_for, resolve_backend
 from extractor.cli.common import err
+from extractor.cli.console import escape
 from extractor.document import Document
 from extractor.extraction import Extraction
 from extractor.llm.cassettes import CacheMode

@@ -288,7 +288,7 @@ class _Bar:
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[pace]}"),
-            console=err,
+            console=err.console,
             transient=False,
         )
         self.task = self.progress.add_task("run", total=None, pace="")
