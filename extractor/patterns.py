@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any, cast
 
 
 def any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
@@ -119,3 +120,38 @@ class Screened:
         if self._pattern is None:
             self._pattern = re.compile(self.source, self.flags)
         return self._pattern
+
+
+def deferred(source: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile(source, flags)`, compiled on first use: a module's patterns that only some inputs reach (a
+    filing's cover, a whole filing's headings) cost a text note nothing at start-up. `pattern` (the source) is
+    there at once; after the first use each method is the compiled pattern's own, found as fast."""
+    return cast("re.Pattern[str]", _Deferred(source, flags))
+
+
+_COMPILED = (
+    "search",
+    "match",
+    "fullmatch",
+    "finditer",
+    "findall",
+    "sub",
+    "subn",
+    "split",
+    "scanner",
+    "flags",
+    "groups",
+)
+
+
+class _Deferred:
+    def __init__(self, source: str, flags: int) -> None:
+        self.pattern, self._flags = source, flags
+
+    def __getattr__(self, name: str) -> Any:  # only for a missing attribute: the first use of a method
+        if name.startswith("__"):  # copy and pickle asking for hooks
+            raise AttributeError(name)
+        compiled = re.compile(self.pattern, self._flags)
+        for attribute in (*_COMPILED, "groupindex"):
+            setattr(self, attribute, getattr(compiled, attribute))
+        return getattr(compiled, name)

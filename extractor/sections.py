@@ -11,10 +11,11 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from extractor.document import Document, LoadError, NoteSpan
+from extractor.patterns import deferred
 from extractor.tables import layout
 
 # A title that names stock compensation (also how an EDGAR submission picks its R page).
-STOCK_COMP_TITLE = re.compile(
+STOCK_COMP_TITLE = deferred(
     r"stock[- ]based|share[- ]based|stock compensation|stock incentive|equity compensation|"
     r"stock option|stock plan|incentive plan",
     re.IGNORECASE,
@@ -27,7 +28,7 @@ _PAREN = re.compile(r"\((\d{1,2})\)\s*([A-Za-z].*)")  # "(12) Stock-Based Compen
 _LETTER = re.compile(r"([A-Z])\.\s+([A-Za-z].*)")  # "K. Stock Compensation Plans" (only as part of an A, B, C... run)
 _ITEM = re.compile(r"item\s+(\d{1,2})[A-Z]?\b", re.IGNORECASE)  # "Item 8." ends any note before it
 _SIGNATURES = re.compile(r"signatures?|exhibit index", re.IGNORECASE)
-_KEYWORDS = re.compile(
+_KEYWORDS = deferred(
     r"\b(?:options?|grant(?:s|ed)?|exercis(?:ed|able)|exercise price|vest(?:ed|ing)|nonvested|forfeit(?:ed|ures?)|"
     r"expired|restricted (?:stock|share)s?|(?:stock|share)[- ]based|fair value|intrinsic value|awards?|"
     r"RSUs?|PSUs?|volatility|Black[- ]Scholes)\b",
@@ -35,12 +36,12 @@ _KEYWORDS = re.compile(
 )
 # What a note's title says of it: a stock-compensation note by name, or a note that often holds one (a combined
 # equity note, "Compensation Plans", "Employee Benefit Plans") which must then show it in its body.
-_NAMED = re.compile(
+_NAMED = deferred(
     STOCK_COMP_TITLE.pattern + r"|share[- ]based payments?|equity[- ]based|equity (?:incentive|award)s?|stock awards?|"
     r"long[- ]term incentive|employee stock (?:purchase|ownership)|stock purchase plan|(?:stock|share) (?:option|award)s?",
     re.IGNORECASE,
 )
-_HOLDER = re.compile(
+_HOLDER = deferred(
     r"compensation|benefit plans?|(?:stock|share)holders[’']? equity|owners[’']? equity|\bequity\b|capital stock|"
     r"common stock|share capital|capital",
     re.IGNORECASE,

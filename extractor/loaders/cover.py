@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from extractor.document import DocumentMetadata
+from extractor.patterns import deferred
 from extractor.periods import find_dates
 
 COVER_CHARS = 15_000  # the cover is the first page: well inside this, whatever the filer's styling
@@ -41,37 +42,37 @@ _HEADING = re.compile(
     re.I | re.M,
 )
 # where the cover's identity block ends: the check-mark questions, or the list of registered securities
-_END = re.compile(
+_END = deferred(
     r"^[ \t]*(?:indicate[ \t]+by[ \t]+check[ \t]+mark|securities[ \t]+registered[ \t]+pursuant)", re.I | re.M
 )
 # "FORM 10-K", "Form 10-K/A", "FORM 20-F", "FORM 10-Q (Amendment No. 1)": on a line of its own
-_FORM = re.compile(
+_FORM = deferred(
     r"^form[ \t]+((?:\d{1,2}|[sf])-[a-z0-9]{1,6}(?:[ \t]*/[ \t]*a)?)(?:[ \t]*\(amendment[ \t]+no\.?[ \t]*\d+\))?[ \t]*$",
     re.I | re.M,
 )
 # "For the fiscal year ended December 31, 2024", "FOR THE QUARTER ENDED JUNE 30, 2025", "For the quarterly period ended"
-_PERIOD = re.compile(
+_PERIOD = deferred(
     r"^[ \t]*for[ \t]+the[ \t]+(?:fiscal[ \t]+)?(?:year|quarter|quarterly[ \t]+period|period)[ \t]+ended[ \t]*:?\s+",
     re.I | re.M,
 )
 _FILE_NUMBER = r"(\d{1,3}-\d{1,6}(?:-\d{1,3})?)\b"
 # "Commission File Number: 001-35551", "Commission file number 1-442", "COMMISSION FILE NO. 0-19612"
-_FILE_NUMBER_AFTER = re.compile(r"commission[ \t]+file[ \t]+(?:number|no\.?)[ \t]*:?[ \t]*" + _FILE_NUMBER, re.I)
+_FILE_NUMBER_AFTER = deferred(r"commission[ \t]+file[ \t]+(?:number|no\.?)[ \t]*:?[ \t]*" + _FILE_NUMBER, re.I)
 # "1-2360" on the line above "(Commission file number)"
-_FILE_NUMBER_ABOVE = re.compile(
+_FILE_NUMBER_ABOVE = deferred(
     r"^[ \t]*" + _FILE_NUMBER + r"[ \t]*\n[ \t]*\(commission[ \t]+file[ \t]+(?:number|no\.?)\)", re.I | re.M
 )
 # "(Exact name of registrant as specified in its charter)", in any capitalization
-_NAME_CAPTION = re.compile(r"\(\s*(?:exact\s+)?name\s+of\s+(?:the\s+)?registrant\b[^)\n]*\)", re.I)
+_NAME_CAPTION = deferred(r"\(\s*(?:exact\s+)?name\s+of\s+(?:the\s+)?registrant\b[^)\n]*\)", re.I)
 # another line of the cover, never a registrant's name
-_NOT_NAME = re.compile(
+_NOT_NAME = deferred(
     r"commission[ \t]+file|file[ \t]+(?:number|no\b)|\bform[ \t]+\d|pursuant|\bended\b|transition[ \t]+period|"
     r"act[ \t]+of[ \t]+19|mark[ \t]+one|^or$",
     re.I,
 )
 # nor the first part of a name that wraps onto a second line
-_NOT_FIRST_PART = re.compile(r"commission|report|\bform\b|\d|^\(|:$", re.I)
-_RULE = re.compile(r"^[\s_\-=*.·•]*$")  # a drawn line, or nothing
+_NOT_FIRST_PART = deferred(r"commission|report|\bform\b|\d|^\(|:$", re.I)
+_RULE = deferred(r"^[\s_\-=*.·•]*$")  # a drawn line, or nothing
 _LONGEST_NAME = 150
 
 

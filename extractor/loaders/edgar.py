@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from extractor.document import DocumentMetadata
+from extractor.patterns import deferred
 from extractor.sections import STOCK_COMP_TITLE
 
-_DOCUMENT_RE = re.compile(r"<DOCUMENT>(.*?)(?:</DOCUMENT>|\Z)", re.DOTALL | re.IGNORECASE)
-_TEXT_RE = re.compile(r"<TEXT>(.*?)(?:</TEXT>|\Z)", re.DOTALL | re.IGNORECASE)
-_TAG_RE = re.compile(r"^<(TYPE|SEQUENCE|FILENAME|DESCRIPTION)>[ \t]*(.*)$", re.MULTILINE | re.IGNORECASE)
+_DOCUMENT_RE = deferred(r"<DOCUMENT>(.*?)(?:</DOCUMENT>|\Z)", re.DOTALL | re.IGNORECASE)
+_TEXT_RE = deferred(r"<TEXT>(.*?)(?:</TEXT>|\Z)", re.DOTALL | re.IGNORECASE)
+_TAG_RE = deferred(r"^<(TYPE|SEQUENCE|FILENAME|DESCRIPTION)>[ \t]*(.*)$", re.MULTILINE | re.IGNORECASE)
 
 
 @dataclass

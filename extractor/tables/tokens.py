@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from extractor.numbers import parse_number
+from extractor.patterns import deferred
 from extractor.tables.model import PrintedNumber
 
 
@@ -41,9 +42,9 @@ class Token:
 
 _RANGE_RE = re.compile(r"^(?P<a>\(?\$?\s*[\d,]*\.?\d+\s*%?)\s*(?:-|–|—|to)\s*(?P<b>\$?\s*[\d,]*\.?\d+\s*%?\)?)$")
 _YEARS_SUFFIX = re.compile(r"\s*(?:years?|yrs\.?)$", re.IGNORECASE)
-_FOOTNOTE_RE = re.compile(r"^\((?:\d{1,2}|[A-Za-z])\)$")
-_RULE_RE = re.compile(r"^[-=_\s]+$")
-_PAGE_RE = re.compile(r"^<PAGE>\s*\d*$|^-?\s*\d{1,3}\s*-?$", re.IGNORECASE)
+_FOOTNOTE_RE = deferred(r"^\((?:\d{1,2}|[A-Za-z])\)$")
+_RULE_RE = deferred(r"^[-=_\s]+$")
+_PAGE_RE = deferred(r"^<PAGE>\s*\d*$|^-?\s*\d{1,3}\s*-?$", re.IGNORECASE)
 _SPLIT_RE = re.compile(r"\S(?:.*?\S)??(?=\s{2,}|\s*$)")
 
 

@@ -17,7 +17,7 @@ from extractor.backends.rules.lexicon import find_award, first_award, named_awar
 from extractor.backends.rules.prose_dates import find_phrases, named_day
 from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
-from extractor.patterns import ascii_lower
+from extractor.patterns import ascii_lower, deferred
 from extractor.periods import FiscalCalendar, find_dates
 from extractor.schemas.concepts import iter_facts
 from extractor.schemas.stock_compensation import (
@@ -206,7 +206,7 @@ def _granted_in_year(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     _set_once(info, "granted_fair_value", _number(m, "price", s, "USD/share", period))
 
 
-_RELATED_TO = re.compile(r"\s*related to ([^.;,]*)", re.I)
+_RELATED_TO = deferred(r"\s*related to ([^.;,]*)", re.I)
 
 
 def _unrecognized_total(m: re.Match[str], s: Sentence, ctx: Context) -> None:
@@ -222,24 +222,24 @@ def _unrecognized_total(m: re.Match[str], s: Sentence, ctx: Context) -> None:
 # Lists resolved with "respectively": (phrase, field, unit); the award comes from the phrase.
 RESPECTIVELY_MEASURES: list[tuple[re.Pattern[str], str, Unit]] = [
     (
-        re.compile(r"grant[- ]date (?:estimated )?fair value of (?P<what>[\w\s-]+?) granted", re.I),
+        deferred(r"grant[- ]date (?:estimated )?fair value of (?P<what>[\w\s-]+?) granted", re.I),
         "granted_fair_value",
         "USD/share",
     ),
-    (re.compile(r"intrinsic value of (?P<what>[\w\s-]+?) exercised", re.I), "intrinsic_value_exercised", "USD"),
-    (re.compile(r"\d (?P<what>[A-Za-z][\w\s-]*?) that vested", re.I), "vested_count", "shares"),
-    (re.compile(r"(?P<what>these \w+) had a total (?:estimated )?fair value", re.I), "vested_fair_value", "USD"),
-    (re.compile(r"tax benefit realized", re.I), "tax_benefit_realized", "USD"),
+    (deferred(r"intrinsic value of (?P<what>[\w\s-]+?) exercised", re.I), "intrinsic_value_exercised", "USD"),
+    (deferred(r"\d (?P<what>[A-Za-z][\w\s-]*?) that vested", re.I), "vested_count", "shares"),
+    (deferred(r"(?P<what>these \w+) had a total (?:estimated )?fair value", re.I), "vested_fair_value", "USD"),
+    (deferred(r"tax benefit realized", re.I), "tax_benefit_realized", "USD"),
     (
-        re.compile(r"(?P<what>expense) is expected to be recognized in the (?:fiscal )?years ending", re.I),
+        deferred(r"(?P<what>expense) is expected to be recognized in the (?:fiscal )?years ending", re.I),
         "unrecognized_by_year",
         "USD",
     ),
 ]
-_YEAR_LIST = re.compile(
+_YEAR_LIST = deferred(
     r"(?:fiscal )?years? (?:ended|ending)\s+(?P<month>[A-Z][a-z]+\.?\s+\d{1,2}),\s+(?P<years>(?:19|20)\d\d(?:,?\s+(?:and\s+)?(?:19|20)\d\d)*)"
 )
-_VALUE = re.compile(
+_VALUE = deferred(
     r"(?P<dollar>\$)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?P<scale>\s(?:thousand|million|billion))?"
 )
 
@@ -304,9 +304,9 @@ class SubjectRule:
     so the matches (and their groups) are exactly the regex's."""
 
     def __init__(self, chars: str, tail: str) -> None:
-        self.pattern = re.compile(rf"(?P<subject>{chars}*?){tail}", re.I)
+        self.pattern = deferred(rf"(?P<subject>{chars}*?){tail}", re.I)
         self._tail = re.compile(tail, re.I)
-        self._char = re.compile(chars)
+        self._char = deferred(chars)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         start = 0

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from extractor.patterns import deferred
 from extractor.periods import MONTH_NAMES
 
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
@@ -79,9 +80,9 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 _MONTH_AT_END = re.compile(r"\b(?:" + MONTH_NAMES + r")\Z", re.I)
 _MONTH_REACH = max(len(name) for name in MONTH_NAMES.split("|"))
 # What may follow a number, matched where it ends (never on a copy of the rest of the sentence).
-_MONTH_DAY_AFTER = re.compile(r",\s*(?:19|20)\d\d\b")
+_MONTH_DAY_AFTER = deferred(r",\s*(?:19|20)\d\d\b")
 _CLOSE_AFTER = re.compile(r"\s*\)")
-_ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b|\(k\)|-\d|-for-", re.I)  # "1st", "401(k)", "10b5-1", "one-for-one"
+_ORDINAL_AFTER = deferred(r"(?:st|nd|rd|th)\b|\(k\)|-\d|-for-", re.I)  # "1st", "401(k)", "10b5-1", "one-for-one"
 _PLAN_AFTER = re.compile(r"\s+(?:plan|program|stock|equity|incentive|omnibus|employee|share|long)", re.I)
 _LETTER_HYPHEN_BEFORE = re.compile(r"[A-Za-z]-$")
 
