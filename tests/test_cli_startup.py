@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import subprocess
 import sys
 
@@ -32,9 +33,10 @@ finally:
 
 def loaded_by(tmp_path, *arguments: str) -> list[str]:
     record = tmp_path / "modules.json"
+    env = {name: value for name, value in os.environ.items() if name not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
     ran = subprocess.run(
-        [sys.executable, "-c", PROBE, str(record), *arguments], cwd=ROOT, capture_output=True, text=True
-    )
+        [sys.executable, "-c", PROBE, str(record), *arguments], cwd=ROOT, capture_output=True, text=True, env=env
+    )  # stderr is a pipe, and no variable makes rich take it for a terminal
     assert ran.returncode == 0, ran.stderr
     return json.loads(record.read_text())
 
