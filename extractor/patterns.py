@@ -129,19 +129,7 @@ def deferred(source: str, flags: int = 0) -> re.Pattern[str]:
     return cast("re.Pattern[str]", _Deferred(source, flags))
 
 
-_COMPILED = (
-    "search",
-    "match",
-    "fullmatch",
-    "finditer",
-    "findall",
-    "sub",
-    "subn",
-    "split",
-    "scanner",
-    "flags",
-    "groups",
-)
+_METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split", "scanner")
 
 
 class _Deferred:
@@ -152,6 +140,6 @@ class _Deferred:
         if name.startswith("__"):  # copy and pickle asking for hooks
             raise AttributeError(name)
         compiled = re.compile(self.pattern, self._flags)
-        for attribute in (*_COMPILED, "groupindex"):
+        for attribute in (*_METHODS, "flags", "groups", "groupindex"):  # the compiled pattern's, from now on
             setattr(self, attribute, getattr(compiled, attribute))
         return getattr(compiled, name)
