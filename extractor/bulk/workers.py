@@ -335,7 +335,7 @@ async def _serve_async(
     slots = asyncio.Semaphore(capacity)
     running: set[asyncio.Task[None]] = set()
     step.prepare(requests=share)
-    _collect_less()
+    collect_less()
 
     async def one(ticket: int, job: Job | str) -> None:
         try:
@@ -372,7 +372,7 @@ async def _serve_async(
     results.close()
 
 
-def _collect_less() -> None:
+def collect_less() -> None:
     """Cyclic garbage collection sized for a worker's documents. What the worker holds from start-up (modules,
     clients, schemas: ~200,000 objects) is never garbage, yet every full collection walked it again (~3 ms of
     CPU per LLM document): frozen, collections skip it. And a document's parse makes tens of thousands of
