@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import gc
 import hashlib
 import json
 import os
@@ -31,7 +32,7 @@ from extractor.bulk.outputs import OutputWriter
 from extractor.bulk.runner import BulkRun
 from extractor.bulk.sources import discover
 from extractor.bulk.work import Job, Step, handle
-from extractor.bulk.workers import DIED, WorkerPool
+from extractor.bulk.workers import DIED, YOUNG_OBJECTS, WorkerPool
 from extractor.evals.benchmarks.corpus import build_corpus, distinct_copy
 from extractor.loaders import load
 
@@ -776,6 +777,23 @@ class BrokenStep(Step):
 
     def prepare(self) -> None:
         raise RuntimeError("this worker cannot start")
+
+
+async def garbage_collection(job: Job, step: Step) -> tuple[int, int]:
+    """A handler that answers how its worker collects garbage: objects frozen, the young generation's size."""
+    return gc.get_freeze_count(), gc.get_threshold()[0]
+
+
+def test_a_worker_freezes_what_start_up_made_and_collects_young_objects_less_often() -> None:
+    async def scenario() -> object:
+        pool = WorkerPool(1, Step(BackendName.rules), concurrency=1, handler=garbage_collection)
+        await pool.start()
+        answer = await pool.run(Job("k", "a.txt", "a", b"text"))
+        await pool.close()
+        return answer
+
+    frozen, young = asyncio.run(asyncio.wait_for(scenario(), timeout=60))  # type: ignore[misc]
+    assert frozen > 10_000 and young == YOUNG_OBJECTS  # start-up's modules and objects, never walked again
 
 
 def test_workers_that_cannot_start_stop_the_run_instead_of_being_replaced_forever() -> None:
