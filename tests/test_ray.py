@@ -222,14 +222,16 @@ def test_the_driver_killed_then_resumed_gives_each_document_once_and_leaves_no_r
     while alive(ray_processes) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not alive(ray_processes), [Path(f"/proc/{p}/cmdline").read_bytes()[:60] for p in alive(ray_processes)]
-    assert 0 < statuses(out)["done"] < 40
+    before = statuses(out)  # what the manifest committed before the kill: records can be ahead of it
+    finished = before["done"] + before["review"] + before["failed"]
+    assert 0 < finished < 40
     resumed = run(str(inputs), "--out", str(out), "--engine", "ray", "--no-queue")
     assert resumed.returncode == 0, resumed.stderr
     written = records(out)
     assert len(written) == 40 and len({r["document"]["sha256"] for r in written}) == 40
     assert fact_rows(out) == clean_rows
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["documents"]["pending"] == 0 and summary["this_run"]["already_finished"] >= 5
+    assert summary["documents"]["pending"] == 0 and summary["this_run"]["already_finished"] == finished
 
 
 def test_sigterm_finishes_the_documents_in_flight_writes_the_summary_and_the_run_resumes(
