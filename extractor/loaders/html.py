@@ -8,6 +8,7 @@ every cell's span in the text, which reads as the table did to a person and to t
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ _JOIN_RIGHT = frozenset({"$", "(", "($", "$("})  # joined to the cell after them
 _RANGE_DASHES = frozenset({"-", "\u2013", "to"})
 _JOIN_LEFT = re.compile(r"^(?:\)|%|\)%|%\)|\([a-z]\)|\*+)$")  # joined to the cell before them
 _JOIN_LEFT_FIRST = frozenset(")%(*")  # what every _JOIN_LEFT match starts with
+_JOIN_LEFT_AT_START = re.compile(r"(?:^|\0)[)%(*]")  # a row's cells joined by NUL: some cell could be one
 
 
 def _hidden(element: etree._Element) -> bool:
@@ -204,7 +206,17 @@ def _collapse_spaces(rows: list[_Row]) -> None:
 
 
 def _merge_markers(texts: list[str]) -> None:
-    """Join '$' to the cell after it and ')', '%', footnote marks to the cell before it, in one row."""
+    """Join '$' to the cell after it and ')', '%', footnote marks to the cell before it, in one row. Each pass runs
+    only on a row holding a cell it could move (set and regex scans in C: a 10-K has 30,000 rows)."""
+    if not _JOIN_RIGHT.isdisjoint(texts):
+        _join_right(texts)
+    if _JOIN_LEFT_AT_START.search("\0".join(texts)):
+        _join_left(texts)
+    if not _RANGE_DASHES.isdisjoint(texts):
+        _join_ranges(texts)
+
+
+def _join_right(texts: list[str]) -> None:
     filled = [i for i, text in enumerate(texts) if text]
     for n, i in enumerate(filled):
         text = texts[i]
@@ -212,6 +224,9 @@ def _merge_markers(texts: list[str]) -> None:
             after = filled[n + 1]
             texts[after] = f"{text} {texts[after]}" if text == "$" else text + texts[after]
             texts[i] = ""
+
+
+def _join_left(texts: list[str]) -> None:
     filled = [i for i, text in enumerate(texts) if text]
     for n, i in enumerate(filled):
         text = texts[i]
@@ -225,6 +240,9 @@ def _merge_markers(texts: list[str]) -> None:
         else:  # a footnote mark: kept with the cell it annotates
             texts[before] = f"{texts[before]} {text}"
             texts[i] = ""
+
+
+def _join_ranges(texts: list[str]) -> None:
     filled = [i for i, text in enumerate(texts) if text]
     for n in range(1, len(filled) - 1):  # a range printed over three cells: '26.8%', '-', '32.6%'
         left, dash, right = filled[n - 1], filled[n], filled[n + 1]
@@ -254,6 +272,8 @@ def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:
             _merge_markers(row.texts)
     kept = {col for row in rows for text, col, span in zip(row.texts, row.cols, row.spans) if text and span == 1}
     for row in rows:
+        if max(row.spans, default=1) == 1:  # (most rows: no wide cell to look at)
+            continue
         for text, col, span in zip(row.texts, row.cols, row.spans):
             if text and span > 1 and not any(c in kept for c in range(col, col + span)):
                 kept.add(col)
@@ -407,8 +427,10 @@ class _Renderer:
             return
         self._blank()
         start = self.offset + 1 if self.lines else 0
-        for row in rows:
-            self._emit("\t".join([text for text, _ in row[: _last(row) + 1]]))
+        # a row's line stops at its last cell with text: the tabs after it stripped (no cell's text holds a tab)
+        lines = ["\t".join([text for text, _ in row]).rstrip("\t") for row in rows]
+        self.lines += lines
+        self.offset = start + sum(map(len, lines)) + len(lines) - 1
         self.tables.append(DrawnTable(start, self.offset, rows))
         self._emit("")
 
@@ -432,7 +454,13 @@ def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[Dr
         raise LoadError(path, f"the HTML could not be parsed ({err})") from err
     _refuse_partial(path, parser.error_log)
     renderer = _Renderer()
-    renderer.render(root)
+    collecting = gc.isenabled()
+    gc.disable()  # a 10-K's tables make a million lists and tuples and no cycle: a collection would only walk them
+    try:
+        renderer.render(root)
+    finally:
+        if collecting:
+            gc.enable()
     renderer.flush()
     while renderer.lines and renderer.lines[-1] == "":
         renderer.lines.pop()
