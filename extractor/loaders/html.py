@@ -121,6 +121,22 @@ def _inline_only(cell: etree._Element) -> bool:
     return True
 
 
+def _one_block(cell: etree._Element) -> bool:
+    """Whether the cell is one visible block holding only visible inline elements, with nothing but white space
+    beside it (<td><p><span>1,234</span></p></td>: most cells of a filing made by a tool). The spaces _cell_text
+    puts at the block's edges then fall at the ends of the cell's text, where they are dropped: its text is its
+    text nodes in order too."""
+    if len(cell) != 1:
+        return False
+    block = cell[0]
+    tag = block.tag
+    if not isinstance(tag, str) or tag.lower() not in BLOCK_TAGS or _hidden(block):
+        return False
+    if (cell.text and not cell.text.isspace()) or (block.tail and not block.tail.isspace()):
+        return False  # (str.isspace: the white space str.split drops)
+    return _inline_only(block)
+
+
 def _depth_first(visit: Callable[[etree._Element], Iterator[etree._Element]], root: etree._Element) -> None:
     """Run a recursive walk with a stack of its own: `visit` yields each child it would recurse into, where it
     would. Old filings nest thousands of elements deep (a <font> per paragraph, never closed): deeper than
@@ -134,8 +150,10 @@ def _depth_first(visit: Callable[[etree._Element], Iterator[etree._Element]], ro
             stack.append(visit(child))
 
 
+@lru_cache(maxsize=256)
 def _span(given: str) -> int:
-    """A rowspan or colspan attribute's value, 1 to 100 (1 when unreadable)."""
+    """A rowspan or colspan attribute's value, 1 to 100 (1 when unreadable). Cached: a filing spells a few values
+    over tens of thousands of cells."""
     try:
         return max(1, min(int(given.strip() or 1), 100))
     except ValueError:
@@ -178,7 +196,7 @@ def _rows(table: etree._Element) -> list[_Row]:
                 texts.append("")
             elif not len(td):
                 texts.append(td.text or "")
-            elif _inline_only(td):  # <span>, <ix:...>: its text nodes in order, as libxml2 gathers them
+            elif _inline_only(td) or _one_block(td):  # its text nodes in order, as libxml2 gathers them
                 texts.append(etree.tostring(td, method="text", encoding=str, with_tail=False))
             else:
                 texts.append(_cell_text(td))
