@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from lxml import etree
 
@@ -275,9 +276,10 @@ def _join_ranges(texts: list[str]) -> None:
             texts[dash] = texts[left] = ""
 
 
-def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:
-    """The table (one with no table inside it) as rows of (text, colspan) over logical columns, or None when
-    it holds no data.
+def table_grid(table: etree._Element) -> tuple[list[str], int, dict[tuple[int, int], int]] | None:
+    """The table (one with no table inside it) as drawn over logical columns, or None when it holds no data: one
+    line a row, its cells' texts tab-separated (no text holds a tab) and none after its last text; the number of
+    logical columns; the colspan of each cell covering more than one, by (row, column).
 
     A logical column is a slot column where some single-column cell has text; a wider cell (a header
     over several measures) covers the logical columns inside its span.
@@ -297,54 +299,59 @@ def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:
                 kept.add(col)
     if len(kept) < 2:
         return None
-    index = {c: i for i, c in enumerate(sorted(kept))}
-    grid: list[list[tuple[str, int]]] = []
+    columns = sorted(kept)
+    index = {c: i for i, c in enumerate(columns)}
+    pick, last = itemgetter(*columns), columns[-1]
+    lines: list[str] = []
+    wide: dict[tuple[int, int], int] = {}
     for row in rows:
-        line, placed = [("", 1)] * len(index), False
+        if not any(row.texts):
+            continue
+        if len(row.cols) > last and row.cols[last] == last and max(row.spans) == 1:  # slot n is cell n: picked in C
+            lines.append("\t".join(pick(row.texts)).rstrip("\t"))
+            continue
+        texts = [""] * len(index)
         for text, col, span in zip(row.texts, row.cols, row.spans):
             if not text:
                 continue
             if span == 1:
-                line[index[col]] = (text, 1)
+                texts[index[col]] = text
             else:
                 covered = [index[c] for c in range(col, col + span) if c in index]
-                line[covered[0]] = (text, len(covered))
-            placed = True
-        if placed:
-            grid.append(line)
-    if not any(_NUMERIC.search(text) for line in grid for text, _ in line[1:]):
-        return None
-    return grid
+                texts[covered[0]] = text
+                if len(covered) > 1:
+                    wide[len(lines), covered[0]] = len(covered)
+        lines.append("\t".join(texts).rstrip("\t"))
+    for line in lines:  # data: a digit past some line's first cell
+        tab = line.find("\t")
+        if tab >= 0 and _NUMERIC.search(line, tab):
+            return lines, len(index), wide
+    return None
 
 
 @dataclass(frozen=True)
 class DrawnTable:
-    """A data table as rendered: its rows of (text, colspan) over logical columns, one line each from `start`
-    to `end` of the text (empty cells as empty strings between tabs)."""
+    """A data table as rendered: its `lines` (see table_grid) from `start` to `end` of the text, over `cols`
+    logical columns, with the colspans of its `wide` cells."""
 
     start: int
     end: int
-    rows: list[list[tuple[str, int]]]
+    lines: list[str]
+    cols: int
+    wide: dict[tuple[int, int], int]
 
     def grid(self, cells: bool = True) -> TableGrid:
         """The table's grid: every non-empty cell's span in the text (without `cells`, only where it lies)."""
-        grid = TableGrid(start=self.start, end=self.end, rows=len(self.rows), cols=len(self.rows[0]))
+        grid = TableGrid(start=self.start, end=self.end, rows=len(self.lines), cols=self.cols)
         at = self.start
-        for r, row in enumerate(self.rows if cells else ()):
+        for r, line in enumerate(self.lines if cells else ()):
             grid.row_starts.append(at)
-            for c, (text, span) in enumerate(row[: _last(row) + 1]):
+            for c, text in enumerate(line.split("\t")):
                 if text:
+                    span = self.wide.get((r, c), 1)
                     grid.cells.append(GridCell(row=r, col=c, colspan=span, start=at, end=at + len(text)))
                 at += len(text) + 1
         return grid
-
-
-def _last(row: list[tuple[str, int]]) -> int:
-    """The index of a row's last cell with text (its line stops there)."""
-    last = len(row) - 1
-    while not row[last][0]:
-        last -= 1
-    return last
 
 
 def grids(tables: list[DrawnTable], start: int, end: int) -> list[TableGrid]:
@@ -433,8 +440,8 @@ class _Renderer:
                     yield cell
                     self.flush()
             return
-        rows = table_grid(table)
-        if rows is None:  # a layout table (a bullet and its paragraph): its rows read as paragraphs
+        drawn = table_grid(table)
+        if drawn is None:  # a layout table (a bullet and its paragraph): its rows read as paragraphs
             for tr in table.iter("tr"):
                 if _hidden(tr):
                     continue
@@ -445,11 +452,10 @@ class _Renderer:
             return
         self._blank()
         start = self.offset + 1 if self.lines else 0
-        # a row's line stops at its last cell with text: the tabs after it stripped (no cell's text holds a tab)
-        lines = ["\t".join([text for text, _ in row]).rstrip("\t") for row in rows]
+        lines, cols, wide = drawn
         self.lines += lines
         self.offset = start + sum(map(len, lines)) + len(lines) - 1
-        self.tables.append(DrawnTable(start, self.offset, rows))
+        self.tables.append(DrawnTable(start, self.offset, lines, cols, wide))
         self._emit("")
 
 
