@@ -479,7 +479,7 @@ def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[Dr
     _refuse_partial(path, parser.error_log)
     renderer = _Renderer()
     collecting = gc.isenabled()
-    gc.disable()  # a 10-K's tables make a million lists and tuples and no cycle: a collection would only walk them
+    gc.disable()  # a 10-K's tables make 100,000 short-lived lists and no cycle: a collection would only walk them
     try:
         renderer.render(root)
     finally:
