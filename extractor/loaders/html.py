@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain, compress
 from operator import itemgetter
 
 from lxml import etree
@@ -216,7 +217,7 @@ def _rows(table: etree._Element) -> list[_Row]:
 def _collapse_spaces(rows: list[_Row]) -> None:
     """Every cell's text made one line, as _cell_text does, in one pass: the cells joined by NUL, which no parsed
     text holds (lxml reads it as U+FFFD) and which is no space."""
-    joined = "\0".join(text for row in rows for text in row.texts)
+    joined = "\0".join(chain.from_iterable(row.texts for row in rows))
     parts = _one_line(joined).replace(" \0", "\0").replace("\0 ", "\0").split("\0")
     at = 0
     for row in rows:
@@ -290,10 +291,15 @@ def table_grid(table: etree._Element) -> tuple[list[str], int, dict[tuple[int, i
     for row in rows:
         if row.texts:
             _merge_markers(row.texts)
-    kept = {col for row in rows for text, col, span in zip(row.texts, row.cols, row.spans) if text and span == 1}
+    kept: set[int] = set()
+    wide_rows: list[_Row] = []
     for row in rows:
-        if max(row.spans, default=1) == 1:  # (most rows: no wide cell to look at)
-            continue
+        if max(row.spans, default=1) == 1:  # most rows: their columns with text taken in C
+            kept.update(compress(row.cols, row.texts))
+        else:
+            kept.update(col for text, col, span in zip(row.texts, row.cols, row.spans) if text and span == 1)
+            wide_rows.append(row)
+    for row in wide_rows:
         for text, col, span in zip(row.texts, row.cols, row.spans):
             if text and span > 1 and not any(c in kept for c in range(col, col + span)):
                 kept.add(col)
