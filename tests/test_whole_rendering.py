@@ -99,3 +99,39 @@ def test_spaces_are_collapsed_as_the_patterns_say() -> None:
             assert html._one_line(text) == cell.sub(" ", text).strip()
             changed = html._SPACES.sub(" ", text) != text
             assert changed == any(run in text for run in html._NOT_ONE_SPACE)
+
+
+ONE_BLOCK = [  # (cell, whether its text is read without a walk)
+    ('<td> <p style="margin:0"><span>1,234</span> <b>(a)</b></p>\n</td>', True),
+    ("<td><div><span>Granted</span><ix:nonfraction>5</ix:nonfraction></div></td>", True),
+    ("<td>\xa0<p>1</p>\u2003</td>", True),
+    ("<td>$<p>1</p></td>", False),  # text beside the block: _cell_text puts a space between
+    ("<td><p>1</p>%</td>", False),
+    ("<td><p>1</p><p>2</p></td>", False),
+    ("<td><p>1<br>2</p></td>", False),
+    ("<td><p>1<div>2</div></p></td>", False),
+    ('<td><p style="display: none">1</p></td>', False),
+    ("<td><p>1<!-- note -->2</p></td>", False),
+    ("<td>\u200b<p>1</p></td>", False),  # (a zero-width space is not str.isspace)
+]
+
+
+@pytest.mark.parametrize(("cell", "fast"), ONE_BLOCK)
+def test_a_cell_read_without_a_walk_reads_as_the_walk_does(cell: str, fast: bool) -> None:
+    td = next(etree.fromstring(f"<table><tr>{cell}</tr></table>", etree.HTMLParser()).iter("td"))
+    assert html._one_block(td) is fast
+    assert html._rows(td.getparent().getparent())[0].texts == [html._cell_text(td)]
+
+
+def test_every_cell_read_without_a_walk_reads_as_the_walk_does() -> None:
+    paths = [*sorted(FIXTURES.rglob("*.htm")), *(p for p in REAL if p.is_file())]
+    markups = [filing_html(0.5), *(decode_bytes(str(p), p.read_bytes(), []) for p in paths)]
+    read = 0
+    for markup in markups:
+        root = etree.fromstring(re.sub(r"^\s*<\?xml[^>]*\?>", "", markup), etree.HTMLParser(huge_tree=True))
+        for td in root.iter("td", "th"):
+            if len(td) and (html._inline_only(td) or html._one_block(td)):
+                text = etree.tostring(td, method="text", encoding=str, with_tail=False)
+                assert html._one_line(text) == html._cell_text(td)
+                read += 1
+    assert read

@@ -8,10 +8,13 @@ every cell's span in the text, which reads as the table did to a person and to t
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain, compress
+from operator import itemgetter
 
 from lxml import etree
 
@@ -63,6 +66,7 @@ _JOIN_RIGHT = frozenset({"$", "(", "($", "$("})  # joined to the cell after them
 _RANGE_DASHES = frozenset({"-", "\u2013", "to"})
 _JOIN_LEFT = re.compile(r"^(?:\)|%|\)%|%\)|\([a-z]\)|\*+)$")  # joined to the cell before them
 _JOIN_LEFT_FIRST = frozenset(")%(*")  # what every _JOIN_LEFT match starts with
+_JOIN_LEFT_AT_START = re.compile(r"(?:^|\0)[)%(*]")  # a row's cells joined by NUL: some cell could be one
 
 
 def _hidden(element: etree._Element) -> bool:
@@ -119,6 +123,22 @@ def _inline_only(cell: etree._Element) -> bool:
     return True
 
 
+def _one_block(cell: etree._Element) -> bool:
+    """Whether the cell is one visible block holding only visible inline elements, with nothing but white space
+    beside it (<td><p><span>1,234</span></p></td>: most cells of a filing made by a tool). The spaces _cell_text
+    puts at the block's edges then fall at the ends of the cell's text, where they are dropped: its text is its
+    text nodes in order too."""
+    if len(cell) != 1:
+        return False
+    block = cell[0]
+    tag = block.tag
+    if not isinstance(tag, str) or tag.lower() not in BLOCK_TAGS or _hidden(block):
+        return False
+    if (cell.text and not cell.text.isspace()) or (block.tail and not block.tail.isspace()):
+        return False  # (str.isspace: the white space str.split drops)
+    return _inline_only(block)
+
+
 def _depth_first(visit: Callable[[etree._Element], Iterator[etree._Element]], root: etree._Element) -> None:
     """Run a recursive walk with a stack of its own: `visit` yields each child it would recurse into, where it
     would. Old filings nest thousands of elements deep (a <font> per paragraph, never closed): deeper than
@@ -132,8 +152,10 @@ def _depth_first(visit: Callable[[etree._Element], Iterator[etree._Element]], ro
             stack.append(visit(child))
 
 
+@lru_cache(maxsize=256)
 def _span(given: str) -> int:
-    """A rowspan or colspan attribute's value, 1 to 100 (1 when unreadable)."""
+    """A rowspan or colspan attribute's value, 1 to 100 (1 when unreadable). Cached: a filing spells a few values
+    over tens of thousands of cells."""
     try:
         return max(1, min(int(given.strip() or 1), 100))
     except ValueError:
@@ -176,7 +198,7 @@ def _rows(table: etree._Element) -> list[_Row]:
                 texts.append("")
             elif not len(td):
                 texts.append(td.text or "")
-            elif _inline_only(td):  # <span>, <ix:...>: its text nodes in order, as libxml2 gathers them
+            elif _inline_only(td) or _one_block(td):  # its text nodes in order, as libxml2 gathers them
                 texts.append(etree.tostring(td, method="text", encoding=str, with_tail=False))
             else:
                 texts.append(_cell_text(td))
@@ -195,7 +217,7 @@ def _rows(table: etree._Element) -> list[_Row]:
 def _collapse_spaces(rows: list[_Row]) -> None:
     """Every cell's text made one line, as _cell_text does, in one pass: the cells joined by NUL, which no parsed
     text holds (lxml reads it as U+FFFD) and which is no space."""
-    joined = "\0".join(text for row in rows for text in row.texts)
+    joined = "\0".join(chain.from_iterable(row.texts for row in rows))
     parts = _one_line(joined).replace(" \0", "\0").replace("\0 ", "\0").split("\0")
     at = 0
     for row in rows:
@@ -204,7 +226,17 @@ def _collapse_spaces(rows: list[_Row]) -> None:
 
 
 def _merge_markers(texts: list[str]) -> None:
-    """Join '$' to the cell after it and ')', '%', footnote marks to the cell before it, in one row."""
+    """Join '$' to the cell after it and ')', '%', footnote marks to the cell before it, in one row. Each pass runs
+    only on a row holding a cell it could move (set and regex scans in C: a 10-K has 30,000 rows)."""
+    if not _JOIN_RIGHT.isdisjoint(texts):
+        _join_right(texts)
+    if _JOIN_LEFT_AT_START.search("\0".join(texts)):
+        _join_left(texts)
+    if not _RANGE_DASHES.isdisjoint(texts):
+        _join_ranges(texts)
+
+
+def _join_right(texts: list[str]) -> None:
     filled = [i for i, text in enumerate(texts) if text]
     for n, i in enumerate(filled):
         text = texts[i]
@@ -212,6 +244,9 @@ def _merge_markers(texts: list[str]) -> None:
             after = filled[n + 1]
             texts[after] = f"{text} {texts[after]}" if text == "$" else text + texts[after]
             texts[i] = ""
+
+
+def _join_left(texts: list[str]) -> None:
     filled = [i for i, text in enumerate(texts) if text]
     for n, i in enumerate(filled):
         text = texts[i]
@@ -225,6 +260,9 @@ def _merge_markers(texts: list[str]) -> None:
         else:  # a footnote mark: kept with the cell it annotates
             texts[before] = f"{texts[before]} {text}"
             texts[i] = ""
+
+
+def _join_ranges(texts: list[str]) -> None:
     filled = [i for i, text in enumerate(texts) if text]
     for n in range(1, len(filled) - 1):  # a range printed over three cells: '26.8%', '-', '32.6%'
         left, dash, right = filled[n - 1], filled[n], filled[n + 1]
@@ -239,9 +277,10 @@ def _merge_markers(texts: list[str]) -> None:
             texts[dash] = texts[left] = ""
 
 
-def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:
-    """The table (one with no table inside it) as rows of (text, colspan) over logical columns, or None when
-    it holds no data.
+def table_grid(table: etree._Element) -> tuple[list[str], int, dict[tuple[int, int], int]] | None:
+    """The table (one with no table inside it) as drawn over logical columns, or None when it holds no data: one
+    line a row, its cells' texts tab-separated (no text holds a tab) and none after its last text; the number of
+    logical columns; the colspan of each cell covering more than one, by (row, column).
 
     A logical column is a slot column where some single-column cell has text; a wider cell (a header
     over several measures) covers the logical columns inside its span.
@@ -252,61 +291,73 @@ def table_grid(table: etree._Element) -> list[list[tuple[str, int]]] | None:
     for row in rows:
         if row.texts:
             _merge_markers(row.texts)
-    kept = {col for row in rows for text, col, span in zip(row.texts, row.cols, row.spans) if text and span == 1}
+    kept: set[int] = set()
+    wide_rows: list[_Row] = []
     for row in rows:
+        if max(row.spans, default=1) == 1:  # most rows: their columns with text taken in C
+            kept.update(compress(row.cols, row.texts))
+        else:
+            kept.update(col for text, col, span in zip(row.texts, row.cols, row.spans) if text and span == 1)
+            wide_rows.append(row)
+    for row in wide_rows:
         for text, col, span in zip(row.texts, row.cols, row.spans):
             if text and span > 1 and not any(c in kept for c in range(col, col + span)):
                 kept.add(col)
     if len(kept) < 2:
         return None
-    index = {c: i for i, c in enumerate(sorted(kept))}
-    grid: list[list[tuple[str, int]]] = []
+    columns = sorted(kept)
+    index = {c: i for i, c in enumerate(columns)}
+    pick, last = itemgetter(*columns), columns[-1]
+    lines: list[str] = []
+    wide: dict[tuple[int, int], int] = {}
     for row in rows:
-        line, placed = [("", 1)] * len(index), False
+        if not any(row.texts):
+            continue
+        if len(row.cols) > last and row.cols[last] == last and max(row.spans) == 1:  # slot n is cell n: picked in C
+            lines.append("\t".join(pick(row.texts)).rstrip("\t"))
+            continue
+        texts = [""] * len(index)
         for text, col, span in zip(row.texts, row.cols, row.spans):
             if not text:
                 continue
             if span == 1:
-                line[index[col]] = (text, 1)
+                texts[index[col]] = text
             else:
                 covered = [index[c] for c in range(col, col + span) if c in index]
-                line[covered[0]] = (text, len(covered))
-            placed = True
-        if placed:
-            grid.append(line)
-    if not any(_NUMERIC.search(text) for line in grid for text, _ in line[1:]):
-        return None
-    return grid
+                texts[covered[0]] = text
+                if len(covered) > 1:
+                    wide[len(lines), covered[0]] = len(covered)
+        lines.append("\t".join(texts).rstrip("\t"))
+    for line in lines:  # data: a digit past some line's first cell
+        tab = line.find("\t")
+        if tab >= 0 and _NUMERIC.search(line, tab):
+            return lines, len(index), wide
+    return None
 
 
 @dataclass(frozen=True)
 class DrawnTable:
-    """A data table as rendered: its rows of (text, colspan) over logical columns, one line each from `start`
-    to `end` of the text (empty cells as empty strings between tabs)."""
+    """A data table as rendered: its `lines` (see table_grid) from `start` to `end` of the text, over `cols`
+    logical columns, with the colspans of its `wide` cells."""
 
     start: int
     end: int
-    rows: list[list[tuple[str, int]]]
+    lines: list[str]
+    cols: int
+    wide: dict[tuple[int, int], int]
 
     def grid(self, cells: bool = True) -> TableGrid:
         """The table's grid: every non-empty cell's span in the text (without `cells`, only where it lies)."""
-        grid = TableGrid(start=self.start, end=self.end, rows=len(self.rows), cols=len(self.rows[0]))
+        grid = TableGrid(start=self.start, end=self.end, rows=len(self.lines), cols=self.cols)
         at = self.start
-        for r, row in enumerate(self.rows if cells else ()):
+        for r, line in enumerate(self.lines if cells else ()):
             grid.row_starts.append(at)
-            for c, (text, span) in enumerate(row[: _last(row) + 1]):
+            for c, text in enumerate(line.split("\t")):
                 if text:
+                    span = self.wide.get((r, c), 1)
                     grid.cells.append(GridCell(row=r, col=c, colspan=span, start=at, end=at + len(text)))
                 at += len(text) + 1
         return grid
-
-
-def _last(row: list[tuple[str, int]]) -> int:
-    """The index of a row's last cell with text (its line stops there)."""
-    last = len(row) - 1
-    while not row[last][0]:
-        last -= 1
-    return last
 
 
 def grids(tables: list[DrawnTable], start: int, end: int) -> list[TableGrid]:
@@ -395,8 +446,8 @@ class _Renderer:
                     yield cell
                     self.flush()
             return
-        rows = table_grid(table)
-        if rows is None:  # a layout table (a bullet and its paragraph): its rows read as paragraphs
+        drawn = table_grid(table)
+        if drawn is None:  # a layout table (a bullet and its paragraph): its rows read as paragraphs
             for tr in table.iter("tr"):
                 if _hidden(tr):
                     continue
@@ -407,9 +458,10 @@ class _Renderer:
             return
         self._blank()
         start = self.offset + 1 if self.lines else 0
-        for row in rows:
-            self._emit("\t".join([text for text, _ in row[: _last(row) + 1]]))
-        self.tables.append(DrawnTable(start, self.offset, rows))
+        lines, cols, wide = drawn
+        self.lines += lines
+        self.offset = start + sum(map(len, lines)) + len(lines) - 1
+        self.tables.append(DrawnTable(start, self.offset, lines, cols, wide))
         self._emit("")
 
 
@@ -432,7 +484,13 @@ def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[Dr
         raise LoadError(path, f"the HTML could not be parsed ({err})") from err
     _refuse_partial(path, parser.error_log)
     renderer = _Renderer()
-    renderer.render(root)
+    collecting = gc.isenabled()
+    gc.disable()  # a 10-K's tables make 100,000 short-lived lists and no cycle: a collection would only walk them
+    try:
+        renderer.render(root)
+    finally:
+        if collecting:
+            gc.enable()
     renderer.flush()
     while renderer.lines and renderer.lines[-1] == "":
         renderer.lines.pop()
