@@ -238,7 +238,7 @@ def _table_block(index: int, table: Table) -> Block:
 
 def _prose_block(index: int, text: str, lo: int, hi: int) -> Block:
     paragraph = text[lo:hi]
-    block = Block("prose", index, lo, hi, f"paragraph {index + 1} ('{_clip(paragraph)}')")
+    numbers: list[Printed] = []
     offset = 0
     for sentence in _SENTENCE_END.split(paragraph):
         begin = paragraph.find(sentence, offset)
@@ -253,12 +253,15 @@ def _prose_block(index: int, text: str, lo: int, hi: int) -> Block:
                 reason = scope
             if reason == "skip":
                 continue
-            block.numbers.append(Printed(start, end, match.group("digits"), explained=reason))
-        for match in _WORD_TERM.finditer(sentence):
-            start = lo + begin + match.start(1)
-            block.numbers.append(Printed(start, start + len(match[1]), match[1], explained=scope))
-    block.numbers.sort(key=lambda number: number.start)
-    return block
+            numbers.append(Printed(start, end, match.group("digits"), explained=reason))
+        lowered = sentence.lower()  # a term in words is followed by "years" or "months": most sentences name neither
+        if "year" in lowered or "month" in lowered:
+            for match in _WORD_TERM.finditer(sentence):
+                start = lo + begin + match.start(1)
+                numbers.append(Printed(start, start + len(match[1]), match[1], explained=scope))
+    numbers.sort(key=lambda number: number.start)
+    label = f"paragraph {index + 1} ('{_clip(paragraph)}')" if numbers else ""  # a block without numbers is dropped
+    return Block("prose", index, lo, hi, label, numbers)
 
 
 def _no_amount(match: re.Match[str], sentence: str, text: str, end: int) -> str | None:

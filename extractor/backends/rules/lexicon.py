@@ -131,10 +131,12 @@ def named_awards(text: str | None) -> set[AwardType]:
     """Every award type a text names, each phrase counted once ('market stock units' is an MSU, not an RSU too)."""
     found: set[AwardType] = set()
     rest = text or ""
-    for award, pattern in AWARD_PATTERNS:
-        if pattern.search(rest):
+    lowered = ascii_lower(rest)
+    for (award, pattern), phrases in zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True):
+        if may_match(phrases, lowered) and pattern.search(rest):
             found.add(award)
             rest = pattern.sub(" ", rest)
+            lowered = ascii_lower(rest)
     return found
 
 
@@ -148,10 +150,14 @@ def joined_award(text: str | None) -> AwardType | None:
     ('RestrictedStockUnitsAndPerformanceRestrictedStockUnitsMember') is classed."""
     spans: list[tuple[int, int, AwardType]] = []
     rest = text or ""
-    for award, pattern in AWARD_PATTERNS:
+    lowered = ascii_lower(rest)
+    for (award, pattern), phrases in zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True):
+        if not may_match(phrases, lowered):
+            continue  # no match: nothing to add or blank out
         for m in pattern.finditer(rest):
             spans.append((m.start(), m.end(), award))
         rest = pattern.sub(lambda m: " " * len(m.group()), rest)
+        lowered = ascii_lower(rest)
     spans.sort()
     joined = {
         award

@@ -166,47 +166,49 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
 
 
 def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, clause: str) -> Cue | None:
-    best: tuple[int, int, Cue] | None = None
+    """The cue nearest the number in `before` (its last match), else in `after` (its first). Whether a cue may
+    claim the number here (its `require` and `not` patterns) is asked, nearest first, only of cues that
+    match: most cues match nowhere near a number."""
     # A pattern runs only on a text holding one of its phrases (may_match): most cues are absent from most windows.
     low_before, low_after, low_clause = ascii_lower(before), ascii_lower(after), ascii_lower(clause)
-    eligible = [
-        (order, cue)
-        for order, cue in enumerate(cues)
-        if cue.unit in units
-        and all(may_match(r.phrases, low_clause) and r.pattern.search(clause) for r in cue.require)
-        and not any(
+
+    def allowed(cue: Cue) -> bool:
+        return all(may_match(r.phrases, low_clause) and r.pattern.search(clause) for r in cue.require) and not any(
             (may_match(v.phrases, low_before) and v.pattern.search(before))
             or (may_match(v.phrases, low_after) and v.pattern.search(after))
             for v in cue.vetoes
         )
-    ]
-    for order, cue in eligible:
-        for screen in cue.cues:
-            if not may_match(screen.phrases, low_before):
-                continue
-            for m in screen.pattern.finditer(before):
-                distance = len(before) - m.end()
-                if best is None or (distance, order) < best[:2]:
-                    best = (distance, order, cue)
-    if best:
-        return best[2]
-    for order, cue in eligible:
+
+    def first_allowed(found: list[tuple[int, int, Cue]]) -> Cue | None:
+        return next((cue for _, _, cue in sorted(found, key=lambda f: f[:2]) if allowed(cue)), None)
+
+    candidates = [(order, cue) for order, cue in enumerate(cues) if cue.unit in units]
+    cue = first_allowed(
+        [
+            (len(before) - m.end(), order, cue)
+            for order, cue in candidates
+            for screen in cue.cues
+            if may_match(screen.phrases, low_before)
+            for m in screen.pattern.finditer(before)
+        ]
+    )
+    if cue is not None:
+        return cue
+    found: list[tuple[int, int, Cue]] = []
+    for order, cue in candidates:
         if any(may_match(p.phrases, low_after) and p.pattern.match(after) for p in cue.after):
-            distance = 0
-        else:
-            hits = [
-                m.start()
-                for p in cue.cues
-                if "$" not in p.source and may_match(p.phrases, low_after)
-                for m in [p.pattern.search(after)]
-                if m
-            ]
-            if not hits:
-                continue
-            distance = min(hits) + 1
-        if best is None or (distance, order) < best[:2]:
-            best = (distance, order, cue)
-    return best[2] if best else None
+            found.append((0, order, cue))
+            continue
+        hits = [
+            m.start()
+            for p in cue.cues
+            if "$" not in p.source and may_match(p.phrases, low_after)
+            for m in [p.pattern.search(after)]
+            if m
+        ]
+        if hits:
+            found.append((min(hits) + 1, order, cue))
+    return first_allowed(found)
 
 
 def _nearest_award(before: str, after: str) -> AwardType | None:
