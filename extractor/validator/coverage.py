@@ -17,6 +17,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
@@ -290,6 +291,10 @@ def _clip(text: str, width: int = 50) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def _period(instant: date | None, start: date | None, end: date | None) -> Period:
+    return Period(instant=instant, start=start, end=end)
+
+
 class _Hints:
     """Period and award type for an unexplained number from the facts around it: the same table column
     gives the period, the same row (or the whole table, when it is about one award type) the award."""
@@ -309,7 +314,7 @@ class _Hints:
                 fact = by_start.get(number.start)
                 if fact is None:
                     continue
-                period = fact.period.model_dump_json()
+                period = (fact.period.instant, fact.period.start, fact.period.end)  # the Period, hashable
                 award = fact.dims.get("award")
                 self.awards.setdefault(key, Counter())[award] += 1
                 self.periods.setdefault(key, Counter())[period] += 1
@@ -331,7 +336,7 @@ class _Hints:
         table_awards = self.awards.get(key)
         if not awards and table_awards and len(table_awards) == 1:
             awards = table_awards
-        period = Period.model_validate_json(periods.most_common(1)[0][0]) if periods else None
+        period = _period(*periods.most_common(1)[0][0]) if periods else None
         award = awards.most_common(1)[0][0] if awards else None
         where = (
             block.label

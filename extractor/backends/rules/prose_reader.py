@@ -55,6 +55,7 @@ _LIST_GAP = re.compile(r"^\)?[\s,]*(?:(?:and|or)\s*)?[\s$(]*$", re.I)  # ", ($11
 # ", and" after a number closes its clause: what stands before it ("… have been authorized for issuance under
 # the Plan, and 2,381,450 shares were available") is the earlier number's cue, not this one's.
 _CLAUSE_JOIN = re.compile(r",\s+and\s+", re.I)
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _PARALLEL_GAP = re.compile(r"^[^;,$]{0,60}\band\b[^;,$]{0,40}$", re.I)
 
 
@@ -308,7 +309,8 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         state.paragraph_when = named_day(phrases)
     inside = [(p.start, p.end) for p in phrases]
     numbers = [n for n in find_numbers(text) if not any(s <= n.start < e for s, e in inside)]
-    respectively = bool(re.search(r"\brespectively\b", text, re.I))
+    lowered = ascii_lower(text)
+    respectively = (lowered is None or "respectively" in lowered) and bool(_RESPECTIVELY.search(text))
     clause_starts = [0] + [m.end() for m in re.finditer(r";", text)]
     groups = _groups(numbers, text)
     previous: tuple[Cue, list[Number]] | None = None
