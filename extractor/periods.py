@@ -90,7 +90,9 @@ _MD = r"(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2})\b"
 # "for the fiscal years ended January 31", "year ended December 31, 2024": how a filing names its year end
 _YEAR_ENDED = re.compile(r"(?=[fy])\b(?:fiscal\s+)?years?\s+end(?:ed|ing)(?:\s+on)?[:,]?\s+" + _MD, re.I)
 # the dates a filing reports at: "ended June 30, 2025", "as of December 31, 2024", "at January 31, 2025"
-_REPORTED = re.compile(r"(?=[eat])\b(?:ended|ending|as of|at|through)\s+(?=(?:" + MONTH_NAMES + r")\.?\s+\d{1,2}\b)", re.I)
+_REPORTED = re.compile(
+    r"(?=[eat])\b(?:ended|ending|as of|at|through)\s+(?=(?:" + MONTH_NAMES + r")\.?\s+\d{1,2}\b)", re.I
+)
 
 
 @dataclass(frozen=True)
