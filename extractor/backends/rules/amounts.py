@@ -12,14 +12,13 @@ from extractor.tables.model import PrintedNumber
 def amount(number: PrintedNumber, unit: Unit, period: Period, scale: int = 0) -> Amount:
     """An Amount from a printed number; percentages become fractions, counts and dollars are scaled."""
     unit, exponent = printed_unit(unit, scale, number.percent)
-    # Built without validation: every input is already of its field's type (a table maps thousands of these).
-    return Amount.model_construct(
+    return Amount(
         value=apply_scale(number.magnitude, exponent),
         unit=unit,
         scale=exponent,
         decimals=number.decimals,
         period=period,
-        source=SourceSpan.model_construct(start=number.start, end=number.end, text=number.text),
+        source=SourceSpan(start=number.start, end=number.end, text=number.text),
     )
 
 

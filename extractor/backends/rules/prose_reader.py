@@ -360,14 +360,14 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
             if cue.unit == "USD" and not number.scale and value < MIN_UNSCALED_USD and not state.usd_scale:
                 state.reading.unread.append((number.text, "dollars without a stated scale"))
                 continue
-            amount = Amount.model_construct(  # every input already of its field's type: no validation
+            amount = Amount(
                 value=value,
                 unit=cue.unit,
                 scale=exponent,
                 decimals=number.decimals,
                 # a term of the grant the paragraph dated ("These stock options … expire ten years after the grant date")
                 period=Period.at(carried.end) if carried and cue.period != "flow" else _period(cue, span, state),
-                source=SourceSpan.model_construct(start=absolute[0], end=absolute[1], text=number.text),
+                source=SourceSpan(start=absolute[0], end=absolute[1], text=number.text),
             )
             _place(cue, amount, award, state)
             state.used.add(absolute)
