@@ -17,7 +17,7 @@ from extractor.backends.rules.lexicon import find_award, first_award, named_awar
 from extractor.backends.rules.prose_dates import find_phrases, named_day
 from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
-from extractor.patterns import ascii_lower
+from extractor.patterns import screen_text
 from extractor.periods import FiscalCalendar, find_dates
 from extractor.schemas.concepts import iter_facts
 from extractor.schemas.stock_compensation import (
@@ -460,7 +460,9 @@ def extract_prose(
             ctx.carried = None if phrases else ctx.paragraph_day
             if "respectively" in sentence.text:
                 _respectively(sentence, ctx)
-            lowered = ascii_lower(sentence.text)  # None (not ASCII): every rule searches the sentence
+            # The rules' phrases are written by hand, not read from their patterns: a sentence that is not ASCII
+            # is searched by every rule.
+            lowered = screen_text(sentence.text) if sentence.text.isascii() else None
             for pattern, handler, phrase in RULES:
                 if lowered is None or phrase in lowered:
                     for match in pattern.finditer(sentence.text):

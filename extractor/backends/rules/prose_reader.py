@@ -29,7 +29,7 @@ from extractor.backends.rules.lexicon import (
 )
 from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases, named_day
 from extractor.backends.rules.prose_numbers import Number, find_numbers
-from extractor.patterns import Screened, ascii_lower, may_match
+from extractor.patterns import Screened, may_match, screen_text
 from extractor.periods import FiscalCalendar
 from extractor.schemas.stock_compensation import (
     AwardYearInfo,
@@ -171,7 +171,7 @@ def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, cl
     claim the number here (its `require` and `not` patterns) is asked, nearest first, only of cues that
     match: most cues match nowhere near a number."""
     # A pattern runs only on a text holding one of its phrases (may_match): most cues are absent from most windows.
-    low_before, low_after, low_clause = ascii_lower(before), ascii_lower(after), ascii_lower(clause)
+    low_before, low_after, low_clause = screen_text(before), screen_text(after), screen_text(clause)
 
     def allowed(cue: Cue) -> bool:
         return all(may_match(r.phrases, low_clause) and r.pattern.search(clause) for r in cue.require) and not any(
@@ -216,7 +216,7 @@ def _nearest_award(before: str, after: str) -> AwardType | None:
     """The award type named closest before the number ("$4.6 million related to stock options … 2.4 years"),
     else the first one named after it; at one place the most specific pattern wins."""
     best: tuple[int, int, AwardType] | None = None
-    low_before, low_after = ascii_lower(before), ascii_lower(after)
+    low_before, low_after = screen_text(before), screen_text(after)
     for order, ((award, pattern), phrases) in enumerate(zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True)):
         if not may_match(phrases, low_before):
             continue
@@ -309,8 +309,8 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         state.paragraph_when = named_day(phrases)
     inside = [(p.start, p.end) for p in phrases]
     numbers = [n for n in find_numbers(text) if not any(s <= n.start < e for s, e in inside)]
-    lowered = ascii_lower(text)
-    respectively = (lowered is None or "respectively" in lowered) and bool(_RESPECTIVELY.search(text))
+    lowered = screen_text(text)
+    respectively = "respectively" in lowered and bool(_RESPECTIVELY.search(text))
     clause_starts = [0] + [m.end() for m in re.finditer(r";", text)]
     groups = _groups(numbers, text)
     previous: tuple[Cue, list[Number]] | None = None
