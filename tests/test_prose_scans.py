@@ -4,6 +4,7 @@ sentence of the real-filing suite's notes and on the awkward cases: the regexes 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from extractor.backends.rules.lexicon import AWARD_PATTERNS, first_award
 from extractor.backends.rules.prose_reader import load_cues
 from extractor.loaders import load
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
-from extractor.patterns import ascii_lower, ends_at, may_match, required_phrases
+from extractor.patterns import ends_at, may_match, required_phrases, screen_text
 from extractor.periods import MONTH_NAMES
 from extractor.validator import coverage
 
@@ -54,7 +55,7 @@ def test_rule_phrases_are_in_every_match() -> None:
         pattern = finder.pattern if isinstance(finder, prose.SubjectRule) else finder
         for sentence in SENTENCES:
             for match in pattern.finditer(sentence):
-                assert phrase in match.group(0).lower(), (phrase, match.group(0))
+                assert phrase in screen_text(match.group(0)), (phrase, match.group(0))
 
 
 _SKIP_BEFORE = re.compile(
@@ -158,13 +159,26 @@ def test_every_match_of_a_lexicon_pattern_holds_one_of_its_phrases() -> None:
     for pattern in _lexicon_patterns():
         phrases = required_phrases(pattern)
         for text in texts:
-            lowered = ascii_lower(text)
-            if not may_match(phrases, lowered):
+            if not may_match(phrases, screen_text(text)):
                 screened_out += 1
                 assert pattern.search(text) is None, (pattern.pattern, text)
-            for match in pattern.finditer(text) if lowered is not None else ():
-                assert any(phrase in match.group(0).lower() for phrase in phrases) or not phrases, pattern.pattern
+            for match in pattern.finditer(text):
+                assert may_match(phrases, screen_text(match.group(0))), pattern.pattern
     assert screened_out > 100_000  # the screen does rule most texts out
+
+
+def test_screen_text_folds_every_character_a_case_blind_ascii_literal_matches() -> None:
+    """Besides the two cases of a letter, re's case folding matches four non-ASCII characters to ASCII
+    literals; screen_text writes them as those letters, so a phrase screen holds in any text."""
+    ascii_literal = re.compile(r"[\x00-\x7f]", re.I)
+    for point in range(0x80, sys.maxunicode + 1):
+        char = chr(point)
+        if ascii_literal.fullmatch(char):
+            assert re.fullmatch(re.escape(screen_text(char)), char, re.I), hex(point)
+            assert screen_text(char).isascii() and len(screen_text(char)) == 1, hex(point)
+    assert screen_text("ſtock \u212aEY İtem") == "stock key item"
+    for phrases, text in [(("stock",), "Reſtricted ſtock"), (("restricted s",), "Restricted \u017ftock")]:
+        assert may_match(phrases, screen_text(text))
 
 
 @pytest.mark.parametrize(

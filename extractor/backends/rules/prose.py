@@ -325,8 +325,8 @@ class SubjectRule:
 
 Finder = re.Pattern[str] | SubjectRule
 
-# Each rule: what finds it, what it fills, and a phrase every match contains (lower case, ASCII): a sentence
-# without that phrase is not searched by the rule (the rules' patterns ran over every sentence before).
+# Each rule: what finds it, what it fills, and a phrase every match contains (lower case, ASCII, plain characters
+# of its pattern): a sentence whose screen_text lacks it is not searched by the rule.
 RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], str]] = [
     (
         re.compile(rf"authorized (?P<shares>{NUM}) shares of preferred stock, \$(?P<par>{NUM}) par value", re.I),
@@ -460,11 +460,9 @@ def extract_prose(
             ctx.carried = None if phrases else ctx.paragraph_day
             if "respectively" in sentence.text:
                 _respectively(sentence, ctx)
-            # The rules' phrases are written by hand, not read from their patterns: a sentence that is not ASCII
-            # is searched by every rule.
-            lowered = screen_text(sentence.text) if sentence.text.isascii() else None
+            screened = screen_text(sentence.text)
             for pattern, handler, phrase in RULES:
-                if lowered is None or phrase in lowered:
+                if phrase in screened:
                     for match in pattern.finditer(sentence.text):
                         handler(match, sentence, ctx)
             mentioned = first_award(sentence.text)
