@@ -59,6 +59,10 @@ _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _PARALLEL_GAP = re.compile(r"^[^;,$]{0,60}\band\b[^;,$]{0,40}$", re.I)
 
 
+# A piece of a sentence and its screen_text (the phrases its patterns need are looked for there).
+Window: TypeAlias = tuple[str, str]
+
+
 @dataclass(frozen=True)
 class Cue:
     name: str
@@ -166,12 +170,12 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
     return groups
 
 
-def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, clause: str) -> Cue | None:
+def _nearest(cues: tuple[Cue, ...], units: set[str], before: Window, after: Window, clause: Window) -> Cue | None:
     """The cue nearest the number in `before` (its last match), else in `after` (its first). Whether a cue may
     claim the number here (its `require` and `not` patterns) is asked, nearest first, only of cues that
     match: most cues match nowhere near a number."""
     # A pattern runs only on a text holding one of its phrases (may_match): most cues are absent from most windows.
-    low_before, low_after, low_clause = screen_text(before), screen_text(after), screen_text(clause)
+    (before, low_before), (after, low_after), (clause, low_clause) = before, after, clause
 
     def allowed(cue: Cue) -> bool:
         return all(may_match(r.phrases, low_clause) and r.pattern.search(clause) for r in cue.require) and not any(
@@ -212,11 +216,11 @@ def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, cl
     return first_allowed(found)
 
 
-def _nearest_award(before: str, after: str) -> AwardType | None:
+def _nearest_award(before: Window, after: Window) -> AwardType | None:
     """The award type named closest before the number ("$4.6 million related to stock options … 2.4 years"),
     else the first one named after it; at one place the most specific pattern wins."""
     best: tuple[int, int, AwardType] | None = None
-    low_before, low_after = screen_text(before), screen_text(after)
+    (before, low_before), (after, low_after) = before, after
     for order, ((award, pattern), phrases) in enumerate(zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True)):
         if not may_match(phrases, low_before):
             continue
@@ -309,8 +313,12 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         state.paragraph_when = named_day(phrases)
     inside = [(p.start, p.end) for p in phrases]
     numbers = [n for n in find_numbers(text) if not any(s <= n.start < e for s, e in inside)]
-    lowered = screen_text(text)
-    respectively = "respectively" in lowered and bool(_RESPECTIVELY.search(text))
+    screened = screen_text(text)  # sliced with the text: its windows' screens (it has the text's length)
+
+    def window(start: int, end: int) -> Window:
+        return text[start:end], screened[start:end]
+
+    respectively = "respectively" in screened and bool(_RESPECTIVELY.search(text))
     clause_starts = [0] + [m.end() for m in re.finditer(r";", text)]
     groups = _groups(numbers, text)
     previous: tuple[Cue, list[Number]] | None = None
@@ -324,11 +332,10 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         later = [g for g in groups[index + 1 :] if set.intersection(*(n.units for n in g)) & units]
         window_start = max(clause_start, earlier[-1][-1].tail_end if earlier else 0)
         window_end = min(clause_end, later[0][0].start if later else len(text))
-        before, after = text[window_start : group[0].start], text[group[-1].tail_end : window_end]
-        joins = list(_CLAUSE_JOIN.finditer(before)) if earlier else []
-        if joins:
-            before = before[joins[-1].end() :]
-        cue = _nearest(cues, units, before, after, text[clause_start:clause_end])
+        joins = list(_CLAUSE_JOIN.finditer(text, window_start, group[0].start)) if earlier else []
+        before = window(joins[-1].end() if joins else window_start, group[0].start)
+        after = window(group[-1].tail_end, window_end)
+        cue = _nearest(cues, units, before, after, window(clause_start, clause_end))
         if cue is None and previous and previous[0].unit in units:
             gap_start = previous[1][-1].tail_end
             gap = "".join(
