@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from extractor.patterns import may_match, screen_text
 from extractor.periods import MONTH_NAMES
 
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
@@ -56,6 +57,8 @@ _WORD = re.compile(
 _FRACTION = re.compile(
     r"(?=[ot])(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b", re.I
 )
+_FRACTION_PHRASES = tuple(FRACTIONS)
+_KEPT_WORD_PHRASES = ("%", "percent", "per cent", "year", "month")  # what _PERCENT_AFTER and _DURATION_AFTER need
 _SCALE_AFTER = re.compile(r"\s*(thousand|million|billion|trillion)s?\b", re.I)
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent\b|per cent\b)", re.I)
 _DURATION_AFTER = re.compile(r"(?:\s+|\s*-\s*)(years?|months?)\b", re.I)
@@ -199,7 +202,11 @@ def find_numbers(sentence: str) -> list[Number]:
         _units(sentence, number)
         if number.units:
             found.append(number)
-    for match in _FRACTION.finditer(sentence):
+    # Fractions and number words are looked for only in a sentence that can hold one that is kept: a
+    # fraction names its denominator, and a number word is kept only as a term or a percentage.
+    screened = screen_text(sentence)
+    fractions = _FRACTION.finditer(sentence) if may_match(_FRACTION_PHRASES, screened) else ()
+    for match in fractions:
         numerator = Decimal(WORDS[match.group("word").lower()])
         denominator = FRACTIONS[match.group("den").lower().rstrip("s")]
         value = (numerator / denominator).quantize(Decimal("0.0001")).normalize()
@@ -209,7 +216,7 @@ def find_numbers(sentence: str) -> list[Number]:
         number.units, number.tail_end = {"pure"}, match.end()
         found.append(number)
     taken = [(n.start, n.end) for n in found]
-    for match in _WORD.finditer(sentence):
+    for match in _WORD.finditer(sentence) if may_match(_KEPT_WORD_PHRASES, screened) else ():
         if any(s <= match.start() < e for s, e in taken):
             continue
         word = match.group("word")
