@@ -453,9 +453,10 @@ def extract_prose(
     number they left, generically, by the cue phrases near it (prose_reader). Returns what was read and
     the numbers left unread. `usd_scale`: the scale unscaled dollars are known to be in (implied_scale)."""
     ctx = Context(note, calendar, fiscal_end)
-    for span in spans:
+    split = [sentences(text, [span]) for span in spans]  # each paragraph's sentences, for both passes
+    for found in split:
         ctx.paragraph_day = None
-        for sentence in sentences(text, [span]):
+        for sentence in found:
             phrases = find_phrases(sentence.text, calendar)
             ctx.carried = None if phrases else ctx.paragraph_day
             if "respectively" in sentence.text:
@@ -472,16 +473,17 @@ def extract_prose(
                 day = named_day(phrases)
                 ctx.paragraph_day = day.end if day else None
     used = {(fact.source.start, fact.source.end) for fact in iter_facts(note) if fact.source}
-    return read_prose(note, prose_sentences(text, spans), calendar, fiscal_end, used, usd_scale)
+    return read_prose(note, prose_sentences(text, spans, split), calendar, fiscal_end, used, usd_scale)
 
 
 _HEADING = re.compile(r"^[^.;:\t]{2,120}$")
 
 
-def prose_sentences(text: str, spans: list[tuple[int, int]]) -> list[ProseSentence]:
+def prose_sentences(text: str, spans: list[tuple[int, int]], split: list[list[Sentence]]) -> list[ProseSentence]:
     """The sentences of the prose paragraphs, each with the award type its paragraph is about: the
     paragraph's lead-in ("Restricted Stock Units.  …") or the heading line above it ("Employee Stock
-    Purchase Plan"). Table rows rendered as paragraphs (tab-separated cells) are not prose."""
+    Purchase Plan"). Table rows rendered as paragraphs (tab-separated cells) are not prose. `split`: each
+    span's sentences (sentences(), which the sentence rules read first)."""
     out: list[ProseSentence] = []
     heading_award: AwardType | None = None
     for index, (start, end) in enumerate(spans):
@@ -492,7 +494,7 @@ def prose_sentences(text: str, spans: list[tuple[int, int]]) -> list[ProseSenten
         if _HEADING.match(stripped) and not re.search(r"\d", stripped):
             heading_award = find_award(stripped)
             continue
-        for sentence in sentences(text, [(start, end)]):
+        for sentence in split[index]:
             award = sentence.paragraph_award or heading_award
             out.append(ProseSentence(sentence.text, sentence.start, index, award))
     return out
