@@ -174,6 +174,7 @@ class TableMapper:
         self.calendar = calendar
         self.fiscal_end = fiscal_end
         self.split_by_row: set[int] = set()  # tables whose rows name their award types (expense by award)
+        self._awards: dict[tuple[str | None, str | None], AwardType | None] = {}  # (title, caption) -> _award
 
     def map(self, table: Table) -> bool:
         """Map one table; False when it is not a table this schema knows."""
@@ -303,7 +304,12 @@ class TableMapper:
         return True
 
     def _award(self, table: Table) -> AwardType | None:
-        return find_award(table.title) or joined_award(table.caption) or first_award(table.caption)
+        """The award a table is about, from its title or caption (asked of a table, its column groups and
+        its leftovers: read once)."""
+        key = (table.title, table.caption)
+        if key not in self._awards:
+            self._awards[key] = find_award(table.title) or joined_award(table.caption) or first_award(table.caption)
+        return self._awards[key]
 
     def _information(self, table: Table) -> bool:
         award = self._award(table)
@@ -521,8 +527,12 @@ _MEASURE_WORDS = {
 }
 
 
+_NOT_WORDS = re.compile(r"\(\w{1,2}\)|\bin (?:thousands|millions|billions)\b")
+_WORDS = re.compile(r"[A-Za-z]+")
+
+
 def _camel(label: str) -> str:
-    words = re.findall(r"[A-Za-z]+", re.sub(r"\(\w{1,2}\)|\bin (?:thousands|millions|billions)\b", " ", label))
+    words = _WORDS.findall(_NOT_WORDS.sub(" ", label))
     return "".join(w[:1].upper() + w[1:].lower() for w in words[:12]) or "UnlabelledNumber"
 
 
