@@ -170,12 +170,14 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
     return groups
 
 
-def _nearest(cues: tuple[Cue, ...], units: set[str], before: Window, after: Window, clause: Window) -> Cue | None:
-    """The cue nearest the number in `before` (its last match), else in `after` (its first). Whether a cue may
+def _nearest(
+    cues: tuple[Cue, ...], units: set[str], before_window: Window, after_window: Window, clause_window: Window
+) -> Cue | None:
+    """The cue nearest the number in the window before it (its last match), else in the one after it (its first). Whether a cue may
     claim the number here (its `require` and `not` patterns) is asked, nearest first, only of cues that
     match: most cues match nowhere near a number."""
     # A pattern runs only on a text holding one of its phrases (may_match): most cues are absent from most windows.
-    (before, low_before), (after, low_after), (clause, low_clause) = before, after, clause
+    (before, low_before), (after, low_after), (clause, low_clause) = before_window, after_window, clause_window
 
     def allowed(cue: Cue) -> bool:
         return all(may_match(r.phrases, low_clause) and r.pattern.search(clause) for r in cue.require) and not any(
@@ -216,11 +218,11 @@ def _nearest(cues: tuple[Cue, ...], units: set[str], before: Window, after: Wind
     return first_allowed(found)
 
 
-def _nearest_award(before: Window, after: Window) -> AwardType | None:
+def _nearest_award(before_window: Window, after_window: Window) -> AwardType | None:
     """The award type named closest before the number ("$4.6 million related to stock options … 2.4 years"),
     else the first one named after it; at one place the most specific pattern wins."""
     best: tuple[int, int, AwardType] | None = None
-    (before, low_before), (after, low_after) = before, after
+    (before, low_before), (after, low_after) = before_window, after_window
     for order, ((award, pattern), phrases) in enumerate(zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True)):
         if not may_match(phrases, low_before):
             continue
