@@ -175,6 +175,7 @@ class TableMapper:
         self.fiscal_end = fiscal_end
         self.split_by_row: set[int] = set()  # tables whose rows name their award types (expense by award)
         self._awards: dict[tuple[str | None, str | None], AwardType | None] = {}  # (title, caption) -> _award
+        self._periods: dict[tuple, Period] = {}  # a dated column's (end, year, month-day, months) -> column_period
 
     def map(self, table: Table) -> bool:
         """Map one table; False when it is not a table this schema knows."""
@@ -231,7 +232,14 @@ class TableMapper:
         return out
 
     def column_period(self, col: Column) -> Period:
-        """The flow period a dated column stands for: a quarter is a quarter, a fiscal year a fiscal year."""
+        """The flow period a dated column stands for: a quarter is a quarter, a fiscal year a fiscal year
+        (worked out once per column date: every row's cell under it asks)."""
+        key = (col.end, col.year, col.month_day, col.months)
+        if key not in self._periods:
+            self._periods[key] = self._column_period(col)
+        return self._periods[key]
+
+    def _column_period(self, col: Column) -> Period:
         if col.end is not None:
             end = col.end
         else:
