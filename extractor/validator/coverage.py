@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -128,7 +128,7 @@ def mark_used(found: Iterable[Block], facts: FactSet) -> None:
     covered = {o for _, f in facts.printings if f.source is not None for o in range(f.source.start, f.source.end)}
     for block in found:
         for number in block.numbers:
-            number.used = any(o in covered for o in range(number.start, number.end))
+            number.used = not covered.isdisjoint(range(number.start, number.end))
         if block.out_of_scope and not any(n.used for n in block.numbers):
             for number in block.numbers:  # a dividends table of a combined equity note: all of it explained
                 number.explained = number.explained or block.out_of_scope
@@ -304,10 +304,11 @@ class _Hints:
         for _, printed in facts.printings:
             if printed.source is not None:
                 by_start.setdefault(printed.source.start, printed)
-        self.column: dict[tuple[int, int], Counter] = {}
-        self.row: dict[tuple[int, int], Counter] = {}
-        self.awards: dict[tuple[str, int], Counter] = {}
-        self.periods: dict[tuple[str, int], Counter] = {}
+        # defaultdicts: setdefault(key, Counter()) built a Counter for every number, used or not
+        self.column: dict[tuple[int, int], Counter] = defaultdict(Counter)
+        self.row: dict[tuple[int, int], Counter] = defaultdict(Counter)
+        self.awards: dict[tuple[str, int], Counter] = defaultdict(Counter)
+        self.periods: dict[tuple[str, int], Counter] = defaultdict(Counter)
         for block in found:
             key = (block.kind, block.index)
             for number in block.numbers:
@@ -316,12 +317,12 @@ class _Hints:
                     continue
                 period = (fact.period.instant, fact.period.start, fact.period.end)  # the Period, hashable
                 award = fact.dims.get("award")
-                self.awards.setdefault(key, Counter())[award] += 1
-                self.periods.setdefault(key, Counter())[period] += 1
+                self.awards[key][award] += 1
+                self.periods[key][period] += 1
                 if number.column_index is not None:
-                    self.column.setdefault((block.index, number.column_index), Counter())[period] += 1
+                    self.column[(block.index, number.column_index)][period] += 1
                 if number.row_index is not None:
-                    self.row.setdefault((block.index, number.row_index), Counter())[award] += 1
+                    self.row[(block.index, number.row_index)][award] += 1
 
     def unexplained(self, block: Block, number: Printed) -> Unexplained:
         key = (block.kind, block.index)
