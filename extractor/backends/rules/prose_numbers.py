@@ -110,15 +110,19 @@ def _printed_before(sentence: str, at: int) -> str:
 def _after_reference_word(sentence: str, start: int) -> bool:
     """Text before `start` ends with a reference word or '#'/'§', then spaces: "Note 12", "Rule 10b5-1"."""
     end = _skip_spaces_back(sentence, start)
+    if not end or not (sentence[end - 1].isalpha() or sentence[end - 1] in ".#§"):
+        return False  # every reference word ends in a letter or "." ("No."): "$5", "(3" or "1, 2" need no search
     return bool(_SKIP_WORD_AT_END.search(sentence, max(0, end - _SKIP_REACH), end))
 
 
 def _month_ends_at(sentence: str, end: int) -> bool:
     """A month name, or one with a period ("Sept."), ends at `end`."""
-    dotted = (
-        end and sentence[end - 1] == "." and _MONTH_AT_END.search(sentence, max(0, end - 1 - _MONTH_REACH), end - 1)
-    )
-    return bool(dotted or _MONTH_AT_END.search(sentence, max(0, end - _MONTH_REACH), end))
+    if not end:
+        return False
+    if sentence[end - 1] == ".":
+        return bool(_MONTH_AT_END.search(sentence, max(0, end - 1 - _MONTH_REACH), end - 1))
+    # a month name ends in a letter: a digit, "$" or "(" before a number needs no search
+    return sentence[end - 1].isalpha() and bool(_MONTH_AT_END.search(sentence, max(0, end - _MONTH_REACH), end))
 
 
 def _after_month(sentence: str, start: int) -> bool:
