@@ -111,7 +111,7 @@ def _after_reference_word(sentence: str, start: int) -> bool:
     """Text before `start` ends with a reference word or '#'/'§', then spaces: "Note 12", "Rule 10b5-1"."""
     end = _skip_spaces_back(sentence, start)
     if not end or not (sentence[end - 1].isalpha() or sentence[end - 1] in ".#§"):
-        return False  # every reference word ends in a letter or "." ("No."): "$5", "(3" or "1, 2" need no search
+        return False  # a reference ends in a letter, "." ("No."), "#" or "§": "$5", "(3" or "1, 2" need no search
     return bool(_SKIP_WORD_AT_END.search(sentence, max(0, end - _SKIP_REACH), end))
 
 
