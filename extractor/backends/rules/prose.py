@@ -6,6 +6,7 @@ from the paragraph's lead-in ("Cash-Settled Restricted Stock Units.  Also referr
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -50,9 +51,27 @@ class Context:
     note: StockCompensationNote
     calendar: FiscalCalendar
     fiscal_end: date
-    previous_award: AwardType | None = None
     paragraph_day: date | None = None  # the one day or month an earlier sentence of the paragraph named (named_day)
     carried: date | None = None  # that day, while reading a sentence that names no date of its own
+    award: AwardType | None = None  # the award an earlier sentence named, as of the sentences in `unread`
+    unread: list[str] = dataclasses.field(
+        default_factory=list
+    )  # later sentences that may name one: read when it is asked for
+
+    @property
+    def previous_award(self) -> AwardType | None:
+        """The award the latest earlier sentence naming one named first ("These options …" refers to it).
+        Asked of a few sentences a note: the sentences before are read for it only then, latest first."""
+        for text in reversed(self.unread):
+            if (named := first_award(text)) is not None:
+                self.award = named
+                break
+        self.unread.clear()
+        return self.award
+
+    @previous_award.setter
+    def previous_award(self, award: AwardType | None) -> None:
+        self.award, self.unread = award, []
 
 
 def _term_period(ctx: Context) -> Period:
@@ -466,9 +485,8 @@ def extract_prose(
                 if phrase in screened:
                     for match in pattern.finditer(sentence.text):
                         handler(match, sentence, ctx)
-            mentioned = first_award(sentence.text)
-            if mentioned and "respectively" not in sentence.text:
-                ctx.previous_award = mentioned
+            if "respectively" not in sentence.text:
+                ctx.unread.append(sentence.text)
             if phrases:
                 day = named_day(phrases)
                 ctx.paragraph_day = day.end if day else None
