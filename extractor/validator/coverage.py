@@ -60,6 +60,7 @@ def _load() -> _Lexicon:
 
 LEXICON = _load()
 _AFTER_REFERENCE = ends_at(LEXICON.references)  # the text before a number ends with "ASC", "Note", …
+_DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(•])")
 # "years" or "months" after a number make it a term ("over 4 years"), unless a period is named ("nine months ended")
 _TERM = r"(?:years?|months?)\b(?!\s+(?:periods?\s+)?(?:ended|ending)\b)"
@@ -244,8 +245,10 @@ def _prose_block(index: int, text: str, lo: int, hi: int) -> Block:
     for sentence in _SENTENCE_END.split(paragraph):
         begin = paragraph.find(sentence, offset)
         offset = begin + len(sentence)
-        if not LEXICON.cues.search(sentence):
-            continue
+        lowered = sentence.lower()  # a term in words is followed by "years" or "months": most sentences name neither
+        terms = "year" in lowered or "month" in lowered
+        if not (terms or _DIGIT.search(sentence)) or not LEXICON.cues.search(sentence):
+            continue  # no number printed, or no stock-compensation cue
         scope = _out_of_scope(sentence)  # "declared a quarterly cash dividend of $0.50 per share"
         for match in NUMBER_RE.finditer(sentence):
             start, end = lo + begin + match.start("digits"), lo + begin + match.end("digits")
@@ -255,8 +258,7 @@ def _prose_block(index: int, text: str, lo: int, hi: int) -> Block:
             if reason == "skip":
                 continue
             numbers.append(Printed(start, end, match.group("digits"), explained=reason))
-        lowered = sentence.lower()  # a term in words is followed by "years" or "months": most sentences name neither
-        if "year" in lowered or "month" in lowered:
+        if terms:
             for match in _WORD_TERM.finditer(sentence):
                 start = lo + begin + match.start(1)
                 numbers.append(Printed(start, start + len(match[1]), match[1], explained=scope))
