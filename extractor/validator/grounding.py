@@ -16,6 +16,7 @@ from extractor.document import Document
 from extractor.findings import Finding
 from extractor.numbers import (
     NUMBER_RE,
+    PLAIN_NUMBER,
     SCALE_WORDS,
     months_after,
     parse_number,
@@ -128,6 +129,8 @@ class SourceText:
 
 def printed_magnitude(text: str) -> Decimal | None:
     """The number a span prints: digits ("6,994") or a word ("ten", "No")."""
+    if PLAIN_NUMBER.fullmatch(text):  # most spans: digits alone, nothing around them to read
+        return Decimal(text.replace(",", ""))
     parsed = parse_number(text)
     return parsed.magnitude if parsed else parse_word_number(text)
 
