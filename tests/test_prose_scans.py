@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from extractor.backends.rules import prose, prose_numbers
-from extractor.backends.rules.lexicon import AWARD_PATTERNS, first_award
+from extractor.backends.rules.lexicon import AWARD_PATTERNS, LINE_ITEMS, first_award
 from extractor.backends.rules.prose_reader import load_cues
 from extractor.loaders import load
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
@@ -146,7 +146,7 @@ def test_required_phrases_are_read_from_the_pattern(pattern: str, phrases: tuple
 
 
 def _lexicon_patterns() -> list[re.Pattern[str]]:
-    found = [pattern for _, pattern in AWARD_PATTERNS]
+    found = [pattern for _, pattern in AWARD_PATTERNS] + [rule.pattern for rule in LINE_ITEMS]
     for cue in load_cues():
         found += [screen.pattern for screen in (*cue.cues, *cue.after, *cue.vetoes, *cue.require)]
     return found

@@ -175,11 +175,19 @@ def row_kind(label: str) -> LexiconRowKind | None:
     return None
 
 
+_LINE_ITEM_PHRASES = [required_phrases(rule.pattern) for rule in LINE_ITEMS]  # a label without them is not searched
+
+
 def line_item_rule(label: str, context: str = "") -> LineItemRule | None:
     """The line-item rule a row label matches, first in the lexicon's order (a rule with a context holds only
     where the label or the table's caption says it: 'Shares issued' is an ESPP purchase under an ESPP table)."""
-    for rule in LINE_ITEMS:
-        if rule.pattern.search(label) and (rule.context is None or rule.context.search(f"{label} {context}")):
+    screened = screen_text(label)
+    for rule, phrases in zip(LINE_ITEMS, _LINE_ITEM_PHRASES, strict=True):
+        if (
+            may_match(phrases, screened)
+            and rule.pattern.search(label)
+            and (rule.context is None or rule.context.search(f"{label} {context}"))
+        ):
             return rule
     return None
 
