@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.backends.rules import prose, prose_numbers
+from extractor.backends.rules import prose, prose_dates, prose_numbers
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, LINE_ITEMS, first_award
 from extractor.backends.rules.prose_reader import load_cues
 from extractor.loaders import load
@@ -200,3 +200,13 @@ def test_ends_at_agrees_with_searching_the_whole_prefix(pattern: re.Pattern[str]
             assert ends(sentence, end) == (pattern.search(sentence[:end]) is not None), (sentence[:end], pattern)
             checked += 1
     assert checked > 100_000
+
+
+@pytest.mark.parametrize(("kind", "pattern"), prose_dates._PATTERNS, ids=[kind for kind, _ in prose_dates._PATTERNS])
+def test_date_patterns_find_what_they_find_without_their_first_letter_lookahead(
+    kind: str, pattern: re.Pattern[str]
+) -> None:
+    assert pattern.pattern.startswith("(?="), kind
+    oracle = re.compile(re.sub(r"^\(\?=[^)]*\)", "", pattern.pattern), pattern.flags)
+    for sentence in [*SENTENCES, "ſeptember 30, 2024 and 2023", "For the year ended ſept. 30, 2024"]:
+        assert _spans(pattern.finditer(sentence)) == _spans(oracle.finditer(sentence)), sentence
