@@ -147,6 +147,7 @@ def test_required_phrases_are_read_from_the_pattern(pattern: str, phrases: tuple
 
 def _lexicon_patterns() -> list[re.Pattern[str]]:
     found = [pattern for _, pattern in AWARD_PATTERNS] + [rule.pattern for rule in LINE_ITEMS]
+    found += [pattern for _, pattern in coverage.LEXICON.out_of_scope]
     for cue in load_cues():
         found += [screen.pattern for screen in (*cue.cues, *cue.after, *cue.vetoes, *cue.require)]
     return found

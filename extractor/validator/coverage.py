@@ -26,7 +26,7 @@ from extractor import schemas
 from extractor.document import Document
 from extractor.findings import Finding, Unexplained
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
-from extractor.patterns import any_of, ends_at
+from extractor.patterns import any_of, ends_at, may_match, required_phrases, screen_text, union
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
 from extractor.tables import Table, layout
@@ -201,11 +201,14 @@ def _out_of_scope(*texts: str | None) -> str | None:
 
 
 _ANY_OUT_OF_SCOPE = any_of(pattern for _, pattern in LEXICON.out_of_scope)
+_OUT_OF_SCOPE_PHRASES = union(required_phrases(pattern) for _, pattern in LEXICON.out_of_scope)
 
 
 @lru_cache(maxsize=4096)  # a table's header and row labels are asked about once per cell
 def _scope_of(text: str) -> str | None:
     """The first out-of-scope reason whose pattern the text matches (one joined scan rules most texts out)."""
+    if not may_match(_OUT_OF_SCOPE_PHRASES, screen_text(text)):
+        return None  # none of the phrases every out-of-scope match holds: no pattern is run
     if _ANY_OUT_OF_SCOPE is not None and not _ANY_OUT_OF_SCOPE.search(text):
         return None
     return next((reason for reason, pattern in LEXICON.out_of_scope if pattern.search(text)), None)
