@@ -17,9 +17,9 @@ MONTHS["sept"] = 9
 MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))  # longest first: "september" before "sep"
 # A lookahead for the first letters of the months: Python tries a case-blind pattern at every position of the
 # text (it finds no literal prefix in one); the one-character test rules most positions out at once.
-MONTH_START = "(?=[" + "".join(sorted({name[0] for name in MONTHS})) + "])"
+_MONTH_START = "(?=[" + "".join(sorted({name[0] for name in MONTHS})) + "])"
 DATE_RE = re.compile(
-    MONTH_START + r"\b(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>(?:19|20)\d\d)\b",
+    _MONTH_START + r"\b(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>(?:19|20)\d\d)\b",
     re.I,
 )
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
-from extractor.periods import MONTH_NAMES, MONTH_START, MONTHS, FiscalCalendar, months_before
+from extractor.periods import MONTH_NAMES, MONTHS, FiscalCalendar, months_before
 
 _MONTH = r"(?P<month>" + MONTH_NAMES + r")\.?"
 _YEARS = r"(?P<years>(?:19|20)\d\d(?:\s*,?\s*(?:and\s+|or\s+)?(?:19|20)\d\d)*)"
@@ -32,6 +32,13 @@ _SPAN_WORDS = {
     "26": 6,
     "39": 9,
 }
+
+# A month name's first letter, then as many letters as month names have, then a day: the one check of the
+# "March 31, 2025" pattern that fails fast at most positions of a sentence.
+_A_MONTH_THEN_DAY = (
+    f"(?=[{''.join(sorted({name[0] for name in MONTHS}))}]"
+    f"[a-z]{{{min(map(len, MONTHS)) - 1},{max(map(len, MONTHS)) - 1}}}\\.?\\s+\\d)"
+)
 
 # Most specific first; a later pattern never takes a span an earlier one took. Each starts with a lookahead for
 # its first letters: Python tries a case-blind pattern at every position, and the one-character test passes
@@ -67,7 +74,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.I,
         ),
     ),
-    ("day_list", re.compile(MONTH_START + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
+    ("day_list", re.compile(_A_MONTH_THEN_DAY + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
     ("month", re.compile(r"(?=[id])\b(?:in|during)\s+" + _MONTH + r",?\s+" + _YEARS, re.I)),
     ("fiscal", re.compile(r"(?=f)\bfiscal(?:\s+years?)?\s+" + _YEARS, re.I)),
     (
