@@ -39,6 +39,9 @@ WORD_NUMBERS: dict[str, int] = {
     "twenty": 20,
 }
 
+# Digits with thousands separators and decimals: "6,994", "57.96", ".5".
+DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+"
+PLAIN_NUMBER = re.compile(DIGITS)  # fullmatch: a text that is digits only (a span as the rules backend records it)
 # One printed number: optional "(" and "$", digits with thousands separators, decimals,
 # optional "%" and ")". Signs and currency are reported, not folded into the digits.
 NUMBER_RE = re.compile(
@@ -46,7 +49,7 @@ NUMBER_RE = re.compile(
     # then fails at once instead of being split every way between three optional \s*. Every match starts
     # with "$", "(", a sign, a digit or ".": a position without one is passed over by one test, not four.
     r"(?=[$(\-\u2212.\d])(?:(?P<lead_currency>\$)\s*)?(?:(?P<open>\()\s*)?(?:(?P<currency>\$)\s*)?(?P<sign>[-\u2212])?"
-    r"(?P<digits>(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+)"
+    rf"(?P<digits>{DIGITS})"
     r"(?:\s*(?P<percent>%))?(?:\s*(?P<close>\)))?(?:\s*(?P<trail_percent>%))?"
 )
 

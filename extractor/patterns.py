@@ -28,15 +28,30 @@ def required_phrases(pattern: re.Pattern[str]) -> tuple[str, ...]:
     return _phrases(sre_parse.parse(pattern.pattern, pattern.flags))
 
 
-def ascii_lower(text: str) -> str | None:
-    """The text lower-cased when it is ASCII (then a case-blind match holds its phrases); None otherwise, as
-    a case-blind ASCII phrase may match other characters ('ſ' for 's') and lower-casing may change lengths."""
-    return text.lower() if text.isascii() else None
+# The only characters besides its two cases that a case-blind ASCII literal matches (re's case folding):
+# 'İ' and 'ı' match i, 'ſ' matches s, the Kelvin sign matches k. Written as that letter, a text shows the
+# phrases of every match, ASCII or not.
+_FOLDS = (("\u0130", "i"), ("\u0131", "i"), ("\u017f", "s"), ("\u212a", "k"))
 
 
-def may_match(phrases: tuple[str, ...], lowered: str | None) -> bool:
-    """False only when the text (ascii_lower) holds none of a pattern's required_phrases: it cannot match."""
-    return lowered is None or not phrases or any(phrase in lowered for phrase in phrases)
+def screen_text(text: str) -> str:
+    """The text as may_match tests it: lower-cased, the four characters above as their ASCII letter. Any
+    match of a pattern, case-blind or not, holds one of its required_phrases here: a non-ASCII sentence (a
+    curly quote, a dash) is screened like any other instead of being searched by every pattern."""
+    if not text.isascii():
+        for char, letter in _FOLDS:  # str.replace, not str.translate: 14 times faster on a sentence
+            text = text.replace(char, letter)
+    return text.lower()
+
+
+def may_match(phrases: tuple[str, ...], screened: str) -> bool:
+    """False only when the text (screen_text) holds none of a pattern's required_phrases: it cannot match."""
+    if not phrases:
+        return True
+    for phrase in phrases:  # noqa: SIM110 - a loop, not any() over a generator: this runs some 1,500 times a note
+        if phrase in screened:
+            return True
+    return False
 
 
 def ends_at(pattern: re.Pattern[str]) -> Callable[[str, int], bool]:
@@ -103,7 +118,7 @@ def _phrases(items: Sequence) -> tuple[str, ...]:
 
 
 class Screened:
-    """A pattern with its required_phrases: `may_match(phrases, lowered)` first, the regex only then. It is
+    """A pattern with its required_phrases: `may_match(phrases, screen_text(text))` first, the regex only then. It is
     compiled on first use, as most texts never pass the screen: of a lexicon's 150 cue patterns a note needs
     some 40, and compiling the rest was a tenth of a rules extraction's start-up. Its syntax is checked at once
     (the phrases are read from its parse)."""

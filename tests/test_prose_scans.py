@@ -4,16 +4,17 @@ sentence of the real-filing suite's notes and on the awkward cases: the regexes 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
-from extractor.backends.rules import prose, prose_numbers
-from extractor.backends.rules.lexicon import AWARD_PATTERNS, first_award
+from extractor.backends.rules import prose, prose_dates, prose_numbers
+from extractor.backends.rules.lexicon import AWARD_PATTERNS, LINE_ITEMS, first_award
 from extractor.backends.rules.prose_reader import load_cues
 from extractor.loaders import load
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
-from extractor.patterns import ascii_lower, ends_at, may_match, required_phrases
+from extractor.patterns import ends_at, may_match, required_phrases, screen_text
 from extractor.periods import MONTH_NAMES
 from extractor.validator import coverage
 
@@ -54,7 +55,7 @@ def test_rule_phrases_are_in_every_match() -> None:
         pattern = finder.pattern if isinstance(finder, prose.SubjectRule) else finder
         for sentence in SENTENCES:
             for match in pattern.finditer(sentence):
-                assert phrase in match.group(0).lower(), (phrase, match.group(0))
+                assert phrase in screen_text(match.group(0)), (phrase, match.group(0))
 
 
 _SKIP_BEFORE = re.compile(
@@ -145,7 +146,8 @@ def test_required_phrases_are_read_from_the_pattern(pattern: str, phrases: tuple
 
 
 def _lexicon_patterns() -> list[re.Pattern[str]]:
-    found = [pattern for _, pattern in AWARD_PATTERNS]
+    found = [pattern for _, pattern in AWARD_PATTERNS] + [rule.pattern for rule in LINE_ITEMS]
+    found += [pattern for _, pattern in coverage.LEXICON.out_of_scope]
     for cue in load_cues():
         found += [screen.pattern for screen in (*cue.cues, *cue.after, *cue.vetoes, *cue.require)]
     return found
@@ -158,13 +160,26 @@ def test_every_match_of_a_lexicon_pattern_holds_one_of_its_phrases() -> None:
     for pattern in _lexicon_patterns():
         phrases = required_phrases(pattern)
         for text in texts:
-            lowered = ascii_lower(text)
-            if not may_match(phrases, lowered):
+            if not may_match(phrases, screen_text(text)):
                 screened_out += 1
                 assert pattern.search(text) is None, (pattern.pattern, text)
-            for match in pattern.finditer(text) if lowered is not None else ():
-                assert any(phrase in match.group(0).lower() for phrase in phrases) or not phrases, pattern.pattern
+            for match in pattern.finditer(text):
+                assert may_match(phrases, screen_text(match.group(0))), pattern.pattern
     assert screened_out > 100_000  # the screen does rule most texts out
+
+
+def test_screen_text_folds_every_character_a_case_blind_ascii_literal_matches() -> None:
+    """Besides the two cases of a letter, re's case folding matches four non-ASCII characters to ASCII
+    literals; screen_text writes them as those letters, so a phrase screen holds in any text."""
+    ascii_literal = re.compile(r"[\x00-\x7f]", re.I)
+    for point in range(0x80, sys.maxunicode + 1):
+        char = chr(point)
+        if ascii_literal.fullmatch(char):
+            assert re.fullmatch(re.escape(screen_text(char)), char, re.I), hex(point)
+            assert screen_text(char).isascii() and len(screen_text(char)) == 1, hex(point)
+    assert screen_text("ſtock \u212aEY İtem") == "stock key item"
+    for phrases, text in [(("stock",), "Reſtricted ſtock"), (("restricted s",), "Restricted \u017ftock")]:
+        assert may_match(phrases, screen_text(text))
 
 
 @pytest.mark.parametrize(
@@ -186,3 +201,13 @@ def test_ends_at_agrees_with_searching_the_whole_prefix(pattern: re.Pattern[str]
             assert ends(sentence, end) == (pattern.search(sentence[:end]) is not None), (sentence[:end], pattern)
             checked += 1
     assert checked > 100_000
+
+
+@pytest.mark.parametrize(("kind", "pattern"), prose_dates._PATTERNS, ids=[kind for kind, _ in prose_dates._PATTERNS])
+def test_date_patterns_find_what_they_find_without_their_first_letter_lookahead(
+    kind: str, pattern: re.Pattern[str]
+) -> None:
+    assert pattern.pattern.startswith("(?="), kind
+    oracle = re.compile(re.sub(r"^\(\?=[^)]*\)", "", pattern.pattern), pattern.flags)
+    for sentence in [*SENTENCES, "ſeptember 30, 2024 and 2023", "For the year ended ſept. 30, 2024"]:
+        assert _spans(pattern.finditer(sentence)) == _spans(oracle.finditer(sentence)), sentence

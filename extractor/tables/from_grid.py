@@ -20,6 +20,7 @@ from extractor.tables.tokens import Kind, classify_chunk
 _FOOTNOTE_MARK = re.compile(r"(?:\s*(?:\(\w{1,2}\)|\*+|\u2020+))+$")
 _SCALE_ONLY = re.compile(r"\(?(?:[\w ]{1,20} )?in (?:thousands|millions|billions)\b[^()]{0,40}\)?", re.I)
 _SCALE_NOTE = re.compile(r"\b(?:thousands|millions|billions)\b", re.I)
+_DIGIT = re.compile(r"\d")
 
 
 def grid_tables(doc: Document, grids: list[TableGrid] | None = None) -> list[Table]:
@@ -32,6 +33,8 @@ def grid_tables(doc: Document, grids: list[TableGrid] | None = None) -> list[Tab
 
 def _cell(text: str, cell: GridCell) -> Cell:
     raw = text[cell.start : cell.end]
+    if not _DIGIT.search(raw):  # a label or a mark: no number without a digit (most cells of a header or label column)
+        return Cell([], cell.start, cell.end)
     body = _FOOTNOTE_MARK.sub("", raw) or raw
     token = classify_chunk(body, cell.start)
     if token.kind is Kind.NUM:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from extractor.numbers import scale_exponent
 from extractor.periods import MONTH_NAMES, MONTHS, find_dates
@@ -67,42 +68,55 @@ def header_period(parts: list[str]) -> HeaderPeriod:
     """The period named across a column's header levels."""
     period = HeaderPeriod()
     for part in parts:
-        dates = header_dates(part)
-        if dates:
-            period.end = dates[-1]
+        end, month_day, year, months, yearly = _part_period(part)
+        if end is not None:
+            period.end = end
         else:
-            md = _MONTH_DAY.search(part)
-            if md:
-                day = int(md[2])
-                if 1 <= day <= 31:
-                    period.month_day = (MONTHS[md[1].lower()], day)
-            years = _YEAR.findall(part)
-            if len(years) == 1:
-                period.year = int(years[0])
-        months = _MONTHS_PHRASE.search(part)
-        if months:
-            period.months = _MONTH_WORDS.get(months[1].lower(), 3) if months[1] else 3
-        elif period.months is None and _YEAR_PHRASE.search(part) and re.search(r"ended|ending", part, re.I):
+            period.month_day = month_day or period.month_day
+            period.year = period.year if year is None else year
+        if months is not None:
+            period.months = months
+        elif period.months is None and yearly:
             period.months = 12
     if period.end is not None:
         period.year = period.end.year
     return period
 
 
+@lru_cache(maxsize=4096)  # a header level spans several columns: each is read once
+def _part_period(part: str) -> tuple[date | None, tuple[int, int] | None, int | None, int | None, bool]:
+    """What one header level says: its last full date, else a month-day and a year; the months of a period
+    it names; whether it names a year ended ("Fiscal Years Ended")."""
+    dates = header_dates(part)
+    month_day, year = None, None
+    if not dates:
+        md = _MONTH_DAY.search(part)
+        if md and 1 <= int(md[2]) <= 31:
+            month_day = (MONTHS[md[1].lower()], int(md[2]))
+        years = _YEAR.findall(part)
+        if len(years) == 1:
+            year = int(years[0])
+    named = _MONTHS_PHRASE.search(part)
+    months = (_MONTH_WORDS.get(named[1].lower(), 3) if named[1] else 3) if named else None
+    yearly = bool(_YEAR_PHRASE.search(part) and re.search(r"ended|ending", part, re.I))
+    return (dates[-1] if dates else None), month_day, year, months, yearly
+
+
 def measure_kind(parts: list[str]) -> str | None:
     """What the column measures, from its lowest header level that says."""
-    for part in reversed(parts):
-        text = re.sub(r"\s*\((?:\d|[a-z])\)\s*$", "", part.strip())
-        text = re.sub(
-            r"\((?:in )?(?:thousands|millions|billions)[^)]*\)|\bin (?:thousands|millions|billions)\b",
-            "",
-            text,
-            flags=re.I,
-        ).strip(" ,")
-        for kind, pattern in MEASURES:
-            if pattern.search(text):
-                return kind
-    return None
+    return next((kind for part in reversed(parts) if (kind := _part_kind(part)) is not None), None)
+
+
+_FOOTNOTE_AT_END = re.compile(r"\s*\((?:\d|[a-z])\)\s*$")
+_SCALE_WORDS = re.compile(
+    r"\((?:in )?(?:thousands|millions|billions)[^)]*\)|\bin (?:thousands|millions|billions)\b", re.I
+)
+
+
+@lru_cache(maxsize=4096)  # a header level spans several columns, and each column's levels are asked about one by one
+def _part_kind(part: str) -> str | None:
+    text = _SCALE_WORDS.sub("", _FOOTNOTE_AT_END.sub("", part.strip())).strip(" ,")
+    return next((kind for kind, pattern in MEASURES if pattern.search(text)), None)
 
 
 def column_scale(parts: list[str]) -> int | None:

@@ -140,10 +140,14 @@ def _run(
     coverage = check_coverage(facts, document) if isinstance(document, Document) else None
     if coverage is not None and next(iter(facts), None) is not None:  # nothing extracted: coverage.empty says it
         findings.extend(coverage.findings)
-    kept = [f for f in findings if f.id not in accepted]
+    kept, set_aside = findings, []
+    if accepted:  # an id hashes the finding's facts: computed only when there are ids to compare it with
+        ids = [f.id for f in findings]
+        kept = [f for f, id_ in zip(findings, ids, strict=True) if id_ not in accepted]
+        set_aside = [f for f, id_ in zip(findings, ids, strict=True) if id_ in accepted]
     return Validation(
         findings=kept,
-        accepted=[f for f in findings if f.id in accepted],
+        accepted=set_aside,
         grounded_in_document=source is not None,
         coverage=coverage.share if coverage is not None else None,
     )

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
@@ -25,7 +26,7 @@ from extractor import schemas
 from extractor.document import Document
 from extractor.findings import Finding, Unexplained
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
-from extractor.patterns import any_of, ends_at
+from extractor.patterns import any_of, ends_at, may_match, required_phrases, screen_text, union
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
 from extractor.tables import Table, layout
@@ -59,6 +60,7 @@ def _load() -> _Lexicon:
 
 LEXICON = _load()
 _AFTER_REFERENCE = ends_at(LEXICON.references)  # the text before a number ends with "ASC", "Note", …
+_DIGIT = re.compile(r"\d")
 _SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(•])")
 # "years" or "months" after a number make it a term ("over 4 years"), unless a period is named ("nine months ended")
 _TERM = r"(?:years?|months?)\b(?!\s+(?:periods?\s+)?(?:ended|ending)\b)"
@@ -127,7 +129,7 @@ def mark_used(found: Iterable[Block], facts: FactSet) -> None:
     covered = {o for _, f in facts.printings if f.source is not None for o in range(f.source.start, f.source.end)}
     for block in found:
         for number in block.numbers:
-            number.used = any(o in covered for o in range(number.start, number.end))
+            number.used = not covered.isdisjoint(range(number.start, number.end))
         if block.out_of_scope and not any(n.used for n in block.numbers):
             for number in block.numbers:  # a dividends table of a combined equity note: all of it explained
                 number.explained = number.explained or block.out_of_scope
@@ -199,11 +201,14 @@ def _out_of_scope(*texts: str | None) -> str | None:
 
 
 _ANY_OUT_OF_SCOPE = any_of(pattern for _, pattern in LEXICON.out_of_scope)
+_OUT_OF_SCOPE_PHRASES = union(required_phrases(pattern) for _, pattern in LEXICON.out_of_scope)
 
 
 @lru_cache(maxsize=4096)  # a table's header and row labels are asked about once per cell
 def _scope_of(text: str) -> str | None:
     """The first out-of-scope reason whose pattern the text matches (one joined scan rules most texts out)."""
+    if not may_match(_OUT_OF_SCOPE_PHRASES, screen_text(text)):
+        return None  # none of the phrases every out-of-scope match holds: no pattern is run
     if _ANY_OUT_OF_SCOPE is not None and not _ANY_OUT_OF_SCOPE.search(text):
         return None
     return next((reason for reason, pattern in LEXICON.out_of_scope if pattern.search(text)), None)
@@ -238,13 +243,15 @@ def _table_block(index: int, table: Table) -> Block:
 
 def _prose_block(index: int, text: str, lo: int, hi: int) -> Block:
     paragraph = text[lo:hi]
-    block = Block("prose", index, lo, hi, f"paragraph {index + 1} ('{_clip(paragraph)}')")
+    numbers: list[Printed] = []
     offset = 0
     for sentence in _SENTENCE_END.split(paragraph):
         begin = paragraph.find(sentence, offset)
         offset = begin + len(sentence)
-        if not LEXICON.cues.search(sentence):
-            continue
+        lowered = sentence.lower()  # a term in words is followed by "years" or "months": most sentences name neither
+        terms = "year" in lowered or "month" in lowered
+        if not (terms or _DIGIT.search(sentence)) or not LEXICON.cues.search(sentence):
+            continue  # no number printed, or no stock-compensation cue
         scope = _out_of_scope(sentence)  # "declared a quarterly cash dividend of $0.50 per share"
         for match in NUMBER_RE.finditer(sentence):
             start, end = lo + begin + match.start("digits"), lo + begin + match.end("digits")
@@ -253,12 +260,14 @@ def _prose_block(index: int, text: str, lo: int, hi: int) -> Block:
                 reason = scope
             if reason == "skip":
                 continue
-            block.numbers.append(Printed(start, end, match.group("digits"), explained=reason))
-        for match in _WORD_TERM.finditer(sentence):
-            start = lo + begin + match.start(1)
-            block.numbers.append(Printed(start, start + len(match[1]), match[1], explained=scope))
-    block.numbers.sort(key=lambda number: number.start)
-    return block
+            numbers.append(Printed(start, end, match.group("digits"), explained=reason))
+        if terms:
+            for match in _WORD_TERM.finditer(sentence):
+                start = lo + begin + match.start(1)
+                numbers.append(Printed(start, start + len(match[1]), match[1], explained=scope))
+    numbers.sort(key=lambda number: number.start)
+    label = f"paragraph {index + 1} ('{_clip(paragraph)}')" if numbers else ""  # a block without numbers is dropped
+    return Block("prose", index, lo, hi, label, numbers)
 
 
 def _no_amount(match: re.Match[str], sentence: str, text: str, end: int) -> str | None:
@@ -287,6 +296,10 @@ def _clip(text: str, width: int = 50) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def _period(instant: date | None, start: date | None, end: date | None) -> Period:
+    return Period(instant=instant, start=start, end=end)
+
+
 class _Hints:
     """Period and award type for an unexplained number from the facts around it: the same table column
     gives the period, the same row (or the whole table, when it is about one award type) the award."""
@@ -296,24 +309,25 @@ class _Hints:
         for _, printed in facts.printings:
             if printed.source is not None:
                 by_start.setdefault(printed.source.start, printed)
-        self.column: dict[tuple[int, int], Counter] = {}
-        self.row: dict[tuple[int, int], Counter] = {}
-        self.awards: dict[tuple[str, int], Counter] = {}
-        self.periods: dict[tuple[str, int], Counter] = {}
+        # defaultdicts: setdefault(key, Counter()) built a Counter for every number, used or not
+        self.column: dict[tuple[int, int], Counter] = defaultdict(Counter)
+        self.row: dict[tuple[int, int], Counter] = defaultdict(Counter)
+        self.awards: dict[tuple[str, int], Counter] = defaultdict(Counter)
+        self.periods: dict[tuple[str, int], Counter] = defaultdict(Counter)
         for block in found:
             key = (block.kind, block.index)
             for number in block.numbers:
                 fact = by_start.get(number.start)
                 if fact is None:
                     continue
-                period = fact.period.model_dump_json()
+                period = (fact.period.instant, fact.period.start, fact.period.end)  # the Period, hashable
                 award = fact.dims.get("award")
-                self.awards.setdefault(key, Counter())[award] += 1
-                self.periods.setdefault(key, Counter())[period] += 1
+                self.awards[key][award] += 1
+                self.periods[key][period] += 1
                 if number.column_index is not None:
-                    self.column.setdefault((block.index, number.column_index), Counter())[period] += 1
+                    self.column[(block.index, number.column_index)][period] += 1
                 if number.row_index is not None:
-                    self.row.setdefault((block.index, number.row_index), Counter())[award] += 1
+                    self.row[(block.index, number.row_index)][award] += 1
 
     def unexplained(self, block: Block, number: Printed) -> Unexplained:
         key = (block.kind, block.index)
@@ -328,7 +342,7 @@ class _Hints:
         table_awards = self.awards.get(key)
         if not awards and table_awards and len(table_awards) == 1:
             awards = table_awards
-        period = Period.model_validate_json(periods.most_common(1)[0][0]) if periods else None
+        period = _period(*periods.most_common(1)[0][0]) if periods else None
         award = awards.most_common(1)[0][0] if awards else None
         where = (
             block.label

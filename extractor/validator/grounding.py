@@ -16,6 +16,7 @@ from extractor.document import Document
 from extractor.findings import Finding
 from extractor.numbers import (
     NUMBER_RE,
+    PLAIN_NUMBER,
     SCALE_WORDS,
     months_after,
     parse_number,
@@ -63,7 +64,7 @@ class SourceText:
 
     text: str
     cell_scales: dict[int, StatedScale] = field(default_factory=dict)  # number start -> what its table states
-    numbers: list[tuple[int, Decimal]] = field(default_factory=list)  # every printed number: (start, magnitude)
+    span: tuple[int, int] | None = None  # where the numbers that may ground a fact are (a filing's note); None: all
 
     @classmethod
     def of(cls, document: Document) -> SourceText:
@@ -72,7 +73,7 @@ class SourceText:
 
     @classmethod
     def _build(cls, document: Document) -> SourceText:
-        source = cls(document.text)
+        source = cls(document.text, span=document.span)  # a whole filing's other notes ground nothing
         tables, _ = layout(document)
         for table in tables:
             table_note = table.scale_note and scale_exponents(table.scale_note)
@@ -86,10 +87,17 @@ class SourceText:
                 for cell in row.cells:
                     for number in cell.numbers:
                         source.cell_scales[number.start] = stated
-        lo, hi = document.span  # a whole filing's other notes ground nothing
-        for match in NUMBER_RE.finditer(document.text, lo, hi):
-            source.numbers.append((match.start("digits"), Decimal(match.group("digits").replace(",", ""))))
         return source
+
+    @cached_property
+    def numbers(self) -> list[tuple[int, Decimal]]:
+        """Every printed number: (start, magnitude). Read only to place a fact that has no span (an LLM's),
+        so built when first asked: a rules extraction never does."""
+        lo, hi = self.span or (0, len(self.text))
+        return [
+            (match.start("digits"), Decimal(match.group("digits").replace(",", "")))
+            for match in NUMBER_RE.finditer(self.text, lo, hi)
+        ]
 
     def stated_scale(self, start: int, end: int) -> StatedScale:
         """The scale the document gives the number at this span: its table's, else a scale word after it."""
@@ -121,6 +129,8 @@ class SourceText:
 
 def printed_magnitude(text: str) -> Decimal | None:
     """The number a span prints: digits ("6,994") or a word ("ten", "No")."""
+    if PLAIN_NUMBER.fullmatch(text):  # most spans: digits alone, nothing around them to read
+        return Decimal(text.replace(",", ""))
     parsed = parse_number(text)
     return parsed.magnitude if parsed else parse_word_number(text)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias, TypeVar, get_args
 
 from extractor import schemas
-from extractor.patterns import any_of, ascii_lower, may_match, required_phrases, union
+from extractor.patterns import any_of, may_match, required_phrases, screen_text, union
 from extractor.schemas.stock_compensation import RowKind
 from extractor.schemas.values import AwardType, Unit
 
@@ -100,7 +100,7 @@ def find_award(text: str | None) -> AwardType | None:
     """The award type a phrase names, most specific pattern first."""
     if not text:
         return None
-    lowered = ascii_lower(text)
+    lowered = screen_text(text)
     for (award, pattern), phrases in zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True):
         if may_match(phrases, lowered) and pattern.search(text):
             return award
@@ -116,7 +116,7 @@ def first_award(text: str | None) -> AwardType | None:
     """The award type named earliest in a longer text (a caption sentence); at one place, the first in name order."""
     if not text:
         return None
-    if not may_match(_NAMED_PHRASES, ascii_lower(text)):
+    if not may_match(_NAMED_PHRASES, screen_text(text)):
         return None
     if _ANY_NAMED_AWARD is not None:  # one scan finds the earliest place any award is named
         first = _ANY_NAMED_AWARD.search(text)
@@ -131,10 +131,12 @@ def named_awards(text: str | None) -> set[AwardType]:
     """Every award type a text names, each phrase counted once ('market stock units' is an MSU, not an RSU too)."""
     found: set[AwardType] = set()
     rest = text or ""
-    for award, pattern in AWARD_PATTERNS:
-        if pattern.search(rest):
+    lowered = screen_text(rest)
+    for (award, pattern), phrases in zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True):
+        if may_match(phrases, lowered) and pattern.search(rest):
             found.add(award)
             rest = pattern.sub(" ", rest)
+            lowered = screen_text(rest)
     return found
 
 
@@ -148,10 +150,14 @@ def joined_award(text: str | None) -> AwardType | None:
     ('RestrictedStockUnitsAndPerformanceRestrictedStockUnitsMember') is classed."""
     spans: list[tuple[int, int, AwardType]] = []
     rest = text or ""
-    for award, pattern in AWARD_PATTERNS:
+    lowered = screen_text(rest)
+    for (award, pattern), phrases in zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True):
+        if not may_match(phrases, lowered):
+            continue  # no match: nothing to add or blank out
         for m in pattern.finditer(rest):
             spans.append((m.start(), m.end(), award))
         rest = pattern.sub(lambda m: " " * len(m.group()), rest)
+        lowered = screen_text(rest)
     spans.sort()
     joined = {
         award
@@ -169,11 +175,19 @@ def row_kind(label: str) -> LexiconRowKind | None:
     return None
 
 
+_LINE_ITEM_PHRASES = [required_phrases(rule.pattern) for rule in LINE_ITEMS]  # a label without them is not searched
+
+
 def line_item_rule(label: str, context: str = "") -> LineItemRule | None:
     """The line-item rule a row label matches, first in the lexicon's order (a rule with a context holds only
     where the label or the table's caption says it: 'Shares issued' is an ESPP purchase under an ESPP table)."""
-    for rule in LINE_ITEMS:
-        if rule.pattern.search(label) and (rule.context is None or rule.context.search(f"{label} {context}")):
+    screened = screen_text(label)
+    for rule, phrases in zip(LINE_ITEMS, _LINE_ITEM_PHRASES, strict=True):
+        if (
+            may_match(phrases, screened)
+            and rule.pattern.search(label)
+            and (rule.context is None or rule.context.search(f"{label} {context}"))
+        ):
             return rule
     return None
 

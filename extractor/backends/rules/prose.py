@@ -6,6 +6,7 @@ from the paragraph's lead-in ("Cash-Settled Restricted Stock Units.  Also referr
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from extractor.backends.rules.lexicon import find_award, first_award, named_awar
 from extractor.backends.rules.prose_dates import find_phrases, named_day
 from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
-from extractor.patterns import ascii_lower, deferred
+from extractor.patterns import deferred, screen_text
 from extractor.periods import FiscalCalendar, find_dates
 from extractor.schemas.concepts import iter_facts
 from extractor.schemas.stock_compensation import (
@@ -50,9 +51,27 @@ class Context:
     note: StockCompensationNote
     calendar: FiscalCalendar
     fiscal_end: date
-    previous_award: AwardType | None = None
     paragraph_day: date | None = None  # the one day or month an earlier sentence of the paragraph named (named_day)
     carried: date | None = None  # that day, while reading a sentence that names no date of its own
+    award: AwardType | None = None  # the award an earlier sentence named, as of the sentences in `unread`
+    unread: list[str] = dataclasses.field(
+        default_factory=list
+    )  # later sentences that may name one: read when it is asked for
+
+    @property
+    def previous_award(self) -> AwardType | None:
+        """The award the latest earlier sentence naming one named first ("These options …" refers to it).
+        Asked of a few sentences a note: the sentences before are read for it only then, latest first."""
+        for text in reversed(self.unread):
+            if (named := first_award(text)) is not None:
+                self.award = named
+                break
+        self.unread.clear()
+        return self.award
+
+    @previous_award.setter
+    def previous_award(self, award: AwardType | None) -> None:
+        self.award, self.unread = award, []
 
 
 def _term_period(ctx: Context) -> Period:
@@ -325,8 +344,8 @@ class SubjectRule:
 
 Finder = re.Pattern[str] | SubjectRule
 
-# Each rule: what finds it, what it fills, and a phrase every match contains (lower case, ASCII): a sentence
-# without that phrase is not searched by the rule (the rules' patterns ran over every sentence before).
+# Each rule: what finds it, what it fills, and a phrase every match contains (lower case, ASCII, plain characters
+# of its pattern): a sentence whose screen_text lacks it is not searched by the rule.
 RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], str]] = [
     (
         re.compile(rf"authorized (?P<shares>{NUM}) shares of preferred stock, \$(?P<par>{NUM}) par value", re.I),
@@ -453,35 +472,36 @@ def extract_prose(
     number they left, generically, by the cue phrases near it (prose_reader). Returns what was read and
     the numbers left unread. `usd_scale`: the scale unscaled dollars are known to be in (implied_scale)."""
     ctx = Context(note, calendar, fiscal_end)
-    for span in spans:
+    split = [sentences(text, [span]) for span in spans]  # each paragraph's sentences, for both passes
+    for found in split:
         ctx.paragraph_day = None
-        for sentence in sentences(text, [span]):
+        for sentence in found:
             phrases = find_phrases(sentence.text, calendar)
             ctx.carried = None if phrases else ctx.paragraph_day
             if "respectively" in sentence.text:
                 _respectively(sentence, ctx)
-            lowered = ascii_lower(sentence.text)  # None (not ASCII): every rule searches the sentence
+            screened = screen_text(sentence.text)
             for pattern, handler, phrase in RULES:
-                if lowered is None or phrase in lowered:
+                if phrase in screened:
                     for match in pattern.finditer(sentence.text):
                         handler(match, sentence, ctx)
-            mentioned = first_award(sentence.text)
-            if mentioned and "respectively" not in sentence.text:
-                ctx.previous_award = mentioned
+            if "respectively" not in sentence.text:
+                ctx.unread.append(sentence.text)
             if phrases:
                 day = named_day(phrases)
                 ctx.paragraph_day = day.end if day else None
     used = {(fact.source.start, fact.source.end) for fact in iter_facts(note) if fact.source}
-    return read_prose(note, prose_sentences(text, spans), calendar, fiscal_end, used, usd_scale)
+    return read_prose(note, prose_sentences(text, spans, split), calendar, fiscal_end, used, usd_scale)
 
 
 _HEADING = re.compile(r"^[^.;:\t]{2,120}$")
 
 
-def prose_sentences(text: str, spans: list[tuple[int, int]]) -> list[ProseSentence]:
+def prose_sentences(text: str, spans: list[tuple[int, int]], split: list[list[Sentence]]) -> list[ProseSentence]:
     """The sentences of the prose paragraphs, each with the award type its paragraph is about: the
     paragraph's lead-in ("Restricted Stock Units.  …") or the heading line above it ("Employee Stock
-    Purchase Plan"). Table rows rendered as paragraphs (tab-separated cells) are not prose."""
+    Purchase Plan"). Table rows rendered as paragraphs (tab-separated cells) are not prose. `split`: each
+    span's sentences (sentences(), which the sentence rules read first)."""
     out: list[ProseSentence] = []
     heading_award: AwardType | None = None
     for index, (start, end) in enumerate(spans):
@@ -492,7 +512,7 @@ def prose_sentences(text: str, spans: list[tuple[int, int]]) -> list[ProseSenten
         if _HEADING.match(stripped) and not re.search(r"\d", stripped):
             heading_award = find_award(stripped)
             continue
-        for sentence in sentences(text, [(start, end)]):
+        for sentence in split[index]:
             award = sentence.paragraph_award or heading_award
             out.append(ProseSentence(sentence.text, sentence.start, index, award))
     return out

@@ -33,12 +33,21 @@ _SPAN_WORDS = {
     "39": 9,
 }
 
-# Most specific first; a later pattern never takes a span an earlier one took.
+# A month name's first letter, then as many letters as month names have, then a day: the one check of the
+# "March 31, 2025" pattern that fails fast at most positions of a sentence.
+_A_MONTH_THEN_DAY = (
+    f"(?=[{''.join(sorted({name[0] for name in MONTHS}))}]"
+    f"[a-z]{{{min(map(len, MONTHS)) - 1},{max(map(len, MONTHS)) - 1}}}\\.?\\s+\\d)"
+)
+
+# Most specific first; a later pattern never takes a span an earlier one took. Each starts with a lookahead for
+# its first letters: Python tries a case-blind pattern at every position, and the one-character test passes
+# over most positions at once.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "months_ended",
         re.compile(
-            r"\b(?P<span>three|six|nine|twelve|thirteen|3|6|9|12)[- ]months?\s+(?:period\s+)?(?:ended|ending)\s+"
+            r"(?=[tsn1369])\b(?P<span>three|six|nine|twelve|thirteen|3|6|9|12)[- ]months?\s+(?:period\s+)?(?:ended|ending)\s+"
             + _MONTH
             + r"\s+(?P<day>\d{1,2}),?\s+"
             + _YEARS,
@@ -48,7 +57,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "weeks_ended",
         re.compile(
-            r"\b(?P<span>thirteen|twenty-six|thirty-nine|13|26|39)[- ]weeks?\s+(?:period\s+)?(?:ended|ending)\s+"
+            r"(?=[t123])\b(?P<span>thirteen|twenty-six|thirty-nine|13|26|39)[- ]weeks?\s+(?:period\s+)?(?:ended|ending)\s+"
             + _MONTH
             + r"\s+(?P<day>\d{1,2}),?\s+"
             + _YEARS,
@@ -58,17 +67,20 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "years_ended",
         re.compile(
-            r"\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?:on\s+)?" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS,
+            r"(?=[fy])\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?:on\s+)?"
+            + _MONTH
+            + r"\s+(?P<day>\d{1,2}),?\s+"
+            + _YEARS,
             re.I,
         ),
     ),
-    ("day_list", re.compile(_MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
-    ("month", re.compile(r"\b(?:in|during)\s+" + _MONTH + r",?\s+" + _YEARS, re.I)),
-    ("fiscal", re.compile(r"\bfiscal(?:\s+years?)?\s+" + _YEARS, re.I)),
+    ("day_list", re.compile(_A_MONTH_THEN_DAY + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
+    ("month", re.compile(r"(?=[id])\b(?:in|during)\s+" + _MONTH + r",?\s+" + _YEARS, re.I)),
+    ("fiscal", re.compile(r"(?=f)\bfiscal(?:\s+years?)?\s+" + _YEARS, re.I)),
     (
         "year",
         re.compile(
-            r"\b(?:in|during|for|of)\s+(?:the\s+)?(?:(?:calendar\s+)?years?\s+)?"
+            r"(?=[idfo])\b(?:in|during|for|of)\s+(?:the\s+)?(?:(?:calendar\s+)?years?\s+)?"
             + _YEARS
             + r"(?!\s*(?:plan|program|equity|stock|incentive|omnibus|employee|long|share|director)\b)",
             re.I,
@@ -77,7 +89,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "year_end",
         re.compile(
-            r"\b(?:at|as of)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+|each\s+)?(?:fiscal\s+)?year|(?:fiscal\s+)?year[- ]end)\b",
+            r"(?=a)\b(?:at|as of)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+|each\s+)?(?:fiscal\s+)?year|(?:fiscal\s+)?year[- ]end)\b",
             re.I,
         ),
     ),

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from extractor.patterns import deferred
+from extractor.patterns import deferred, may_match, screen_text
 from extractor.periods import MONTH_NAMES
 
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
@@ -57,6 +57,8 @@ _WORD = re.compile(
 _FRACTION = re.compile(
     r"(?=[ot])(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b", re.I
 )
+_FRACTION_PHRASES = tuple(FRACTIONS)
+_KEPT_WORD_PHRASES = ("%", "percent", "per cent", "year", "month")  # what _PERCENT_AFTER and _DURATION_AFTER need
 _SCALE_AFTER = re.compile(r"\s*(thousand|million|billion|trillion)s?\b", re.I)
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent\b|per cent\b)", re.I)
 _DURATION_AFTER = re.compile(r"(?:\s+|\s*-\s*)(years?|months?)\b", re.I)
@@ -108,15 +110,19 @@ def _printed_before(sentence: str, at: int) -> str:
 def _after_reference_word(sentence: str, start: int) -> bool:
     """Text before `start` ends with a reference word or '#'/'§', then spaces: "Note 12", "Rule 10b5-1"."""
     end = _skip_spaces_back(sentence, start)
+    if not end or not (sentence[end - 1].isalpha() or sentence[end - 1] in ".#§"):
+        return False  # a reference ends in a letter, "." ("No."), "#" or "§": "$5", "(3" or "1, 2" need no search
     return bool(_SKIP_WORD_AT_END.search(sentence, max(0, end - _SKIP_REACH), end))
 
 
 def _month_ends_at(sentence: str, end: int) -> bool:
     """A month name, or one with a period ("Sept."), ends at `end`."""
-    dotted = (
-        end and sentence[end - 1] == "." and _MONTH_AT_END.search(sentence, max(0, end - 1 - _MONTH_REACH), end - 1)
-    )
-    return bool(dotted or _MONTH_AT_END.search(sentence, max(0, end - _MONTH_REACH), end))
+    if not end:
+        return False
+    if sentence[end - 1] == ".":
+        return bool(_MONTH_AT_END.search(sentence, max(0, end - 1 - _MONTH_REACH), end - 1))
+    # a month name ends in a letter: a digit, "$" or "(" before a number needs no search
+    return sentence[end - 1].isalpha() and bool(_MONTH_AT_END.search(sentence, max(0, end - _MONTH_REACH), end))
 
 
 def _after_month(sentence: str, start: int) -> bool:
@@ -200,7 +206,11 @@ def find_numbers(sentence: str) -> list[Number]:
         _units(sentence, number)
         if number.units:
             found.append(number)
-    for match in _FRACTION.finditer(sentence):
+    # Fractions and number words are looked for only in a sentence that can hold one that is kept: a
+    # fraction names its denominator, and a number word is kept only as a term or a percentage.
+    screened = screen_text(sentence)
+    fractions = _FRACTION.finditer(sentence) if may_match(_FRACTION_PHRASES, screened) else ()
+    for match in fractions:
         numerator = Decimal(WORDS[match.group("word").lower()])
         denominator = FRACTIONS[match.group("den").lower().rstrip("s")]
         value = (numerator / denominator).quantize(Decimal("0.0001")).normalize()
@@ -210,7 +220,7 @@ def find_numbers(sentence: str) -> list[Number]:
         number.units, number.tail_end = {"pure"}, match.end()
         found.append(number)
     taken = [(n.start, n.end) for n in found]
-    for match in _WORD.finditer(sentence):
+    for match in _WORD.finditer(sentence) if may_match(_KEPT_WORD_PHRASES, screened) else ():
         if any(s <= match.start() < e for s, e in taken):
             continue
         word = match.group("word")

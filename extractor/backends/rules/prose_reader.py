@@ -29,7 +29,7 @@ from extractor.backends.rules.lexicon import (
 )
 from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases, named_day
 from extractor.backends.rules.prose_numbers import Number, find_numbers
-from extractor.patterns import Screened, ascii_lower, may_match
+from extractor.patterns import Screened, may_match, screen_text
 from extractor.periods import FiscalCalendar
 from extractor.schemas.stock_compensation import (
     AwardYearInfo,
@@ -55,7 +55,12 @@ _LIST_GAP = re.compile(r"^\)?[\s,]*(?:(?:and|or)\s*)?[\s$(]*$", re.I)  # ", ($11
 # ", and" after a number closes its clause: what stands before it ("… have been authorized for issuance under
 # the Plan, and 2,381,450 shares were available") is the earlier number's cue, not this one's.
 _CLAUSE_JOIN = re.compile(r",\s+and\s+", re.I)
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _PARALLEL_GAP = re.compile(r"^[^;,$]{0,60}\band\b[^;,$]{0,40}$", re.I)
+
+
+# A piece of a sentence and its screen_text (the phrases its patterns need are looked for there).
+Window: TypeAlias = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -165,55 +170,59 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
     return groups
 
 
-def _nearest(cues: tuple[Cue, ...], units: set[str], before: str, after: str, clause: str) -> Cue | None:
-    best: tuple[int, int, Cue] | None = None
+def _nearest(
+    cues: tuple[Cue, ...], units: set[str], before_window: Window, after_window: Window, clause_window: Window
+) -> Cue | None:
+    """The cue nearest the number in the window before it (its last match), else in the one after it (its first). Whether a cue may
+    claim the number here (its `require` and `not` patterns) is asked, nearest first, only of cues that
+    match: most cues match nowhere near a number."""
     # A pattern runs only on a text holding one of its phrases (may_match): most cues are absent from most windows.
-    low_before, low_after, low_clause = ascii_lower(before), ascii_lower(after), ascii_lower(clause)
-    eligible = [
-        (order, cue)
-        for order, cue in enumerate(cues)
-        if cue.unit in units
-        and all(may_match(r.phrases, low_clause) and r.pattern.search(clause) for r in cue.require)
-        and not any(
+    (before, low_before), (after, low_after), (clause, low_clause) = before_window, after_window, clause_window
+
+    def allowed(cue: Cue) -> bool:
+        return all(may_match(r.phrases, low_clause) and r.pattern.search(clause) for r in cue.require) and not any(
             (may_match(v.phrases, low_before) and v.pattern.search(before))
             or (may_match(v.phrases, low_after) and v.pattern.search(after))
             for v in cue.vetoes
         )
-    ]
-    for order, cue in eligible:
-        for screen in cue.cues:
-            if not may_match(screen.phrases, low_before):
-                continue
-            for m in screen.pattern.finditer(before):
-                distance = len(before) - m.end()
-                if best is None or (distance, order) < best[:2]:
-                    best = (distance, order, cue)
-    if best:
-        return best[2]
-    for order, cue in eligible:
+
+    def first_allowed(found: list[tuple[int, int, Cue]]) -> Cue | None:
+        return next((cue for _, _, cue in sorted(found, key=lambda f: f[:2]) if allowed(cue)), None)
+
+    candidates = [(order, cue) for order, cue in enumerate(cues) if cue.unit in units]
+    cue = first_allowed(
+        [
+            (len(before) - m.end(), order, cue)
+            for order, cue in candidates
+            for screen in cue.cues
+            if may_match(screen.phrases, low_before)
+            for m in screen.pattern.finditer(before)
+        ]
+    )
+    if cue is not None:
+        return cue
+    found: list[tuple[int, int, Cue]] = []
+    for order, cue in candidates:
         if any(may_match(p.phrases, low_after) and p.pattern.match(after) for p in cue.after):
-            distance = 0
-        else:
-            hits = [
-                m.start()
-                for p in cue.cues
-                if "$" not in p.source and may_match(p.phrases, low_after)
-                for m in [p.pattern.search(after)]
-                if m
-            ]
-            if not hits:
-                continue
-            distance = min(hits) + 1
-        if best is None or (distance, order) < best[:2]:
-            best = (distance, order, cue)
-    return best[2] if best else None
+            found.append((0, order, cue))
+            continue
+        hits = [
+            m.start()
+            for p in cue.cues
+            if "$" not in p.source and may_match(p.phrases, low_after)
+            for m in [p.pattern.search(after)]
+            if m
+        ]
+        if hits:
+            found.append((min(hits) + 1, order, cue))
+    return first_allowed(found)
 
 
-def _nearest_award(before: str, after: str) -> AwardType | None:
+def _nearest_award(before_window: Window, after_window: Window) -> AwardType | None:
     """The award type named closest before the number ("$4.6 million related to stock options … 2.4 years"),
     else the first one named after it; at one place the most specific pattern wins."""
     best: tuple[int, int, AwardType] | None = None
-    low_before, low_after = ascii_lower(before), ascii_lower(after)
+    (before, low_before), (after, low_after) = before_window, after_window
     for order, ((award, pattern), phrases) in enumerate(zip(AWARD_PATTERNS, AWARD_PHRASES, strict=True)):
         if not may_match(phrases, low_before):
             continue
@@ -306,7 +315,12 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         state.paragraph_when = named_day(phrases)
     inside = [(p.start, p.end) for p in phrases]
     numbers = [n for n in find_numbers(text) if not any(s <= n.start < e for s, e in inside)]
-    respectively = bool(re.search(r"\brespectively\b", text, re.I))
+    screened = screen_text(text)  # sliced with the text: its windows' screens (it has the text's length)
+
+    def window(start: int, end: int) -> Window:
+        return text[start:end], screened[start:end]
+
+    respectively = "respectively" in screened and bool(_RESPECTIVELY.search(text))
     clause_starts = [0] + [m.end() for m in re.finditer(r";", text)]
     groups = _groups(numbers, text)
     previous: tuple[Cue, list[Number]] | None = None
@@ -320,11 +334,10 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         later = [g for g in groups[index + 1 :] if set.intersection(*(n.units for n in g)) & units]
         window_start = max(clause_start, earlier[-1][-1].tail_end if earlier else 0)
         window_end = min(clause_end, later[0][0].start if later else len(text))
-        before, after = text[window_start : group[0].start], text[group[-1].tail_end : window_end]
-        joins = list(_CLAUSE_JOIN.finditer(before)) if earlier else []
-        if joins:
-            before = before[joins[-1].end() :]
-        cue = _nearest(cues, units, before, after, text[clause_start:clause_end])
+        joins = list(_CLAUSE_JOIN.finditer(text, window_start, group[0].start)) if earlier else []
+        before = window(joins[-1].end() if joins else window_start, group[0].start)
+        after = window(group[-1].tail_end, window_end)
+        cue = _nearest(cues, units, before, after, window(clause_start, clause_end))
         if cue is None and previous and previous[0].unit in units:
             gap_start = previous[1][-1].tail_end
             gap = "".join(

@@ -174,6 +174,8 @@ class TableMapper:
         self.calendar = calendar
         self.fiscal_end = fiscal_end
         self.split_by_row: set[int] = set()  # tables whose rows name their award types (expense by award)
+        self._awards: dict[tuple[str | None, str | None], AwardType | None] = {}  # (title, caption) -> _award
+        self._periods: dict[tuple, Period] = {}  # a dated column's (end, year, month-day, months) -> column_period
 
     def map(self, table: Table) -> bool:
         """Map one table; False when it is not a table this schema knows."""
@@ -230,7 +232,14 @@ class TableMapper:
         return out
 
     def column_period(self, col: Column) -> Period:
-        """The flow period a dated column stands for: a quarter is a quarter, a fiscal year a fiscal year."""
+        """The flow period a dated column stands for: a quarter is a quarter, a fiscal year a fiscal year
+        (worked out once per column date: every row's cell under it asks)."""
+        key = (col.end, col.year, col.month_day, col.months)
+        if key not in self._periods:
+            self._periods[key] = self._column_period(col)
+        return self._periods[key]
+
+    def _column_period(self, col: Column) -> Period:
         if col.end is not None:
             end = col.end
         else:
@@ -303,7 +312,12 @@ class TableMapper:
         return True
 
     def _award(self, table: Table) -> AwardType | None:
-        return find_award(table.title) or joined_award(table.caption) or first_award(table.caption)
+        """The award a table is about, from its title or caption (asked of a table, its column groups and
+        its leftovers: read once)."""
+        key = (table.title, table.caption)
+        if key not in self._awards:
+            self._awards[key] = find_award(table.title) or joined_award(table.caption) or first_award(table.caption)
+        return self._awards[key]
 
     def _information(self, table: Table) -> bool:
         award = self._award(table)
@@ -521,8 +535,12 @@ _MEASURE_WORDS = {
 }
 
 
+_NOT_WORDS = re.compile(r"\(\w{1,2}\)|\bin (?:thousands|millions|billions)\b")
+_WORDS = re.compile(r"[A-Za-z]+")
+
+
 def _camel(label: str) -> str:
-    words = re.findall(r"[A-Za-z]+", re.sub(r"\(\w{1,2}\)|\bin (?:thousands|millions|billions)\b", " ", label))
+    words = _WORDS.findall(_NOT_WORDS.sub(" ", label))
     return "".join(w[:1].upper() + w[1:].lower() for w in words[:12]) or "UnlabelledNumber"
 
 
