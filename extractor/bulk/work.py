@@ -31,7 +31,6 @@ from extractor.llm.client import EndpointError, LLMError, make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
 from extractor.loaders import load_bytes
-from extractor.schemas.concepts import to_facts
 from extractor.validator import validate
 
 DIMS = ("award", "line_item", "bound", "year")
@@ -287,8 +286,8 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
     }
     filing = extraction.filing
     # what every row of the document starts with: its id, ref, hash, status and filing
-    first = (document.id, job.ref, job.key, status.value, filing.company or "", filing.cik or "", filing.form or "")
-    first += (_day(filing.fiscal_period_end),)
+    first: tuple[str, ...] = (document.id, job.ref, job.key, status.value, filing.company or "", filing.cik or "")
+    first += (filing.form or "", _day(filing.fiscal_period_end))
     rows = [
         [
             *first,
@@ -301,7 +300,7 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
             *map(fact.dims.get, DIMS, BLANKS),
             *((str(source.start), str(source.end), source.text) if (source := fact.source) else ("", "", "")),
         ]
-        for fact in to_facts(extraction.note)
+        for fact in extraction.kept_facts()
     ]
     seconds = sum(timing.values())
     reason = None if status is Status.done else f"{len(extraction.validation.errors)} validation errors"
