@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from extractor.document import Document, NoteSpan
 from extractor.findings import Validation
@@ -76,9 +76,22 @@ class Extraction(BaseModel):
     validation: Validation | None = Field(default=None, description="The validator's findings and verdict, once run.")
     usage: Usage | None = Field(default=None, description="LLM calls, tokens, cost and time (LLM backends only).")
 
+    _merged: tuple[StockCompensationNote, list[Fact]] | None = PrivateAttr(default=None)
+
     def facts(self) -> list[Fact]:
         """The note as flat facts (concept, value, unit, period, dims, source span): the shared facts
         format that `extract --format facts` writes and scoring reads."""
         from extractor.schemas.concepts import to_facts
 
         return to_facts(self.note)
+
+    def keep_facts(self, facts: list[Fact]) -> None:
+        """Keep `facts()` as the validator just merged them for this note (the LLM backend's final check),
+        so that a bulk run renders them right after without merging the note's numbers a second time."""
+        self._merged = (self.note, facts)
+
+    def kept_facts(self) -> list[Fact]:
+        """The facts `keep_facts` kept while `note` is still the note they came from, else `facts()`."""
+        if self._merged is not None and self._merged[0] is self.note:
+            return self._merged[1]
+        return self.facts()

@@ -28,10 +28,12 @@ from extractor.backends.choice import BackendName
 from extractor.backends.llm import LLMBackend, _worth_a_reask
 from extractor.bulk import work
 from extractor.bulk.work import Job, Rendered, Step, handle
+from extractor.extraction import Extraction
 from extractor.llm import model_checks
 from extractor.llm.config import LLMConfig
 from extractor.llm.response_model import quoted_view
 from extractor.loaders import load
+from extractor.schemas.concepts import to_facts
 from extractor.schemas.stock_compensation import StockCompensationNote
 from extractor.validator import SourceText, validate
 
@@ -146,6 +148,30 @@ def test_a_hybrid_document_is_not_validated_again_after_its_merge(server, valida
     assert validations[work.__name__] == 0
     assert validations[hybrid.__name__] == (1 if path == SEED else 2)  # the rules', then the merged extraction's
     assert recorded_findings(rendered) == fresh_findings(rendered, path)
+
+
+def test_a_bulk_document_renders_the_facts_its_validation_merged_and_the_same_rows(server):
+    """The note's numbers are merged into facts once, by the final check; its facts.csv rows and record are
+    those of the same extraction rendered with its facts merged again."""
+    server.script.append(tool_reply(answer()))
+    extraction = LLMBackend(settings(server)).extract(load(SEED), validated=True)
+    assert extraction._merged is not None and extraction.kept_facts() is extraction._merged[1]
+    assert extraction.kept_facts() == to_facts(extraction.note)
+    data = SEED.read_bytes()
+    loaded = work.load_job(Job("key", str(SEED), SEED.stem, data))
+    assert isinstance(loaded, work.Loaded)
+    again = Extraction.model_validate(extraction.model_dump())  # nothing kept: merged again
+    assert again._merged is None
+    kept, merged = work.finish(loaded, extraction), work.finish(loaded, again)
+    assert kept.facts == merged.facts and kept.facts and kept.facts.count("\n") == len(to_facts(extraction.note))
+    assert _untimed(kept.record) == _untimed(merged.record)
+
+
+def _untimed(record: str | None) -> dict[str, Any]:
+    assert record is not None
+    loaded = json.loads(record)
+    loaded.pop("timing")
+    return loaded
 
 
 def test_the_library_extraction_comes_unvalidated_unless_asked(server):

@@ -29,10 +29,13 @@ from extractor.llm.prompts import Prompt, load_prompt
 from extractor.llm.response_model import quoted_view, to_schema
 from extractor.llm.usage import Usage, charge, counting
 from extractor.periods import infer_fiscal_end
+from extractor.schemas.concepts import iter_located_facts
+from extractor.schemas.facts import Fact
 from extractor.schemas.stock_compensation import StockCompensationNote
 from extractor.sections import NoNoteFound, Section, find_note, split
 from extractor.tables import layout
 from extractor.validator import validate
+from extractor.validator.factset import FactSet
 from extractor.validator.grounding import SourceText
 
 FEEDBACK_LIMIT = 20  # findings quoted back to the model in one re-ask
@@ -197,7 +200,8 @@ class LLMBackend:
         # One question whose answer is the extraction: its re-ask check can be the final validation
         # (against the whole document) when the note it checks is the one returned.
         final_check = validated and len(questions) == 1
-        checked: tuple[StockCompensationNote, Validation] | None = None  # a note and its final validation
+        # a note, its final validation and its facts as the validation merged them
+        checked: tuple[StockCompensationNote, Validation, list[Fact]] | None = None
         notes: list[StockCompensationNote] = []
         failed: list[str] = []
         for chunk, first in questions:
@@ -214,8 +218,8 @@ class LLMBackend:
                 failed.append(f"{chunk.why}: {error}")  # one block failed: the others still count
                 continue
             if self.config.feedback_reasks:  # no re-asks: no need to know
-                validation, whole = self._check(note, document, source, final_check)
-                checked = (note, validation) if whole else None
+                validation, facts = self._check(note, document, source, final_check)
+                checked = (note, validation, facts) if facts is not None else None
                 errors = _worth_a_reask(validation)
             else:
                 errors = []
@@ -233,11 +237,11 @@ class LLMBackend:
                     warnings.append(f"the re-ask with the validator's findings failed ({retried}); first answer kept")
                     break
                 retried_note, retried_problems = self._ground(retried, document, aligner, within)
-                retried_check, whole = self._check(retried_note, document, source, final_check)
+                retried_check, facts = self._check(retried_note, document, source, final_check)
                 retried_errors = _worth_a_reask(retried_check)
                 if len(retried_errors) > len(errors):
                     break  # the re-ask made it worse: keep the first answer
-                checked = (retried_note, retried_check) if whole else None
+                checked = (retried_note, retried_check, facts) if facts is not None else None
                 messages, answer, note, problems, errors = (
                     asked,
                     retried,
@@ -256,10 +260,11 @@ class LLMBackend:
         if not note.fiscal_year_ends:
             note.fiscal_year_ends = note.years_reported(fiscal_end)
         extraction = self._extraction(document, note, len(tables), warnings, usage)
-        if validated:
-            extraction.validation = (
-                checked[1] if checked is not None and checked[0] is note else validate(extraction, document)
-            )
+        if validated and checked is not None and checked[0] is note:
+            extraction.validation = checked[1]
+            extraction.keep_facts(checked[2])
+        elif validated:
+            extraction.validation = validate(extraction, document)
         return extraction
 
     def _ground(
@@ -278,16 +283,19 @@ class LLMBackend:
 
     def _check(
         self, note: StockCompensationNote, document: Document, source: SourceText, final: bool
-    ) -> tuple[Validation, bool]:
-        """The validator on one answer, and whether it ran against the whole document. A re-ask needs only
-        the document's text; when this answer may be the extraction (`final`) and the note will be returned
-        as it is (it names its fiscal year ends, else the plan fills them in), the whole document, coverage
-        included, so that the check is also the extraction's validation."""
+    ) -> tuple[Validation, list[Fact] | None]:
+        """The validator on one answer, and the note's facts as it merged them when it ran against the whole
+        document (else None). A re-ask needs only the document's text; when this answer may be the extraction
+        (`final`) and the note will be returned as it is (it names its fiscal year ends, else the plan fills
+        them in), the whole document, coverage included, so that the check is also the extraction's
+        validation, and its merged facts the ones a bulk run renders."""
         extraction = Extraction(
             document_id="", document_path="", document_sha256="", note=note, provenance=self._provenance()
         )
-        whole = final and bool(note.fiscal_year_ends)
-        return validate(extraction, document if whole else source), whole
+        if not (final and note.fiscal_year_ends):
+            return validate(extraction, source), None
+        facts = FactSet(iter_located_facts(note))
+        return validate(extraction, document, facts=facts), [fact for _, fact in facts]
 
     def _provenance(self) -> Provenance:
         return Provenance(

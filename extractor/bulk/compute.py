@@ -4,8 +4,8 @@ On the LLM path a worker's loop has requests in flight while it reads, grounds, 
 other documents (~15 ms of CPU each). Run on the loop, that work holds every answer and every new
 request behind it (a connection per request waits twice), so each request takes longer than the
 endpoint does, and fewer are in flight. In one thread beside the loop, it gives way to the loop
-every few milliseconds (the interpreter's switch interval): answers are read and requests sent on
-time, and the documents still compute one at a time.
+every 0.2 ms it is waited for (the interpreter's switch interval, set by workers.py): answers are read
+and requests sent on time, and the documents still compute one at a time.
 
 A computation cannot be interrupted. A document cancelled during one (its time limit) waits for it
 to end, as it did on the loop, where it held everything: a pathological one is still killed with

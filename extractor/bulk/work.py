@@ -31,10 +31,10 @@ from extractor.llm.client import EndpointError, LLMError, make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
 from extractor.loaders import load_bytes
-from extractor.schemas.concepts import to_facts
 from extractor.validator import validate
 
 DIMS = ("award", "line_item", "bound", "year")
+BLANKS = ("",) * len(DIMS)  # the dims a fact lacks
 DOC_TIMEOUT = 300.0  # seconds a document may take (--doc-timeout): a pathological table must not hold a run
 
 
@@ -285,24 +285,22 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
         "timing": {name: round(value, 6) for name, value in timing.items()},
     }
     filing = extraction.filing
-    identity = (filing.company or "", filing.cik or "", filing.form or "", _day(filing.fiscal_period_end))
+    # what every row of the document starts with: its id, ref, hash, status and filing
+    first: tuple[str, ...] = (document.id, job.ref, job.key, status.value, filing.company or "", filing.cik or "")
+    first += (filing.form or "", _day(filing.fiscal_period_end))
     rows = [
         [
-            document.id,
-            job.ref,
-            job.key,
-            status.value,
-            *identity,
+            *first,
             fact.concept,
             format(fact.value, "f"),
             fact.unit,
-            _day(fact.period.start),
-            _day(fact.period.end),
-            _day(fact.period.instant),
-            *(fact.dims.get(name, "") for name in DIMS),
-            *((str(fact.source.start), str(fact.source.end), fact.source.text) if fact.source else ("", "", "")),
+            _day((period := fact.period).start),
+            _day(period.end),
+            _day(period.instant),
+            *map(fact.dims.get, DIMS, BLANKS),
+            *((str(source.start), str(source.end), source.text) if (source := fact.source) else ("", "", "")),
         ]
-        for fact in to_facts(extraction.note)
+        for fact in extraction.kept_facts()
     ]
     seconds = sum(timing.values())
     reason = None if status is Status.done else f"{len(extraction.validation.errors)} validation errors"

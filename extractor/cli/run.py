@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from types import TracebackType
@@ -20,6 +21,7 @@ from extractor.bulk.run import Engine, RunError, SummaryError, import_batch, run
 from extractor.bulk.runner import Tally
 from extractor.bulk.summary import summary_table
 from extractor.bulk.work import DOC_TIMEOUT
+from extractor.cli import startup
 from extractor.cli.common import err, open_queue, queue_settings
 from extractor.cli.options import (
     ApiKeyOption,
@@ -190,6 +192,7 @@ def run_command(
     review_settings = queue_settings(None, config, qa_rate=qa_rate) if send_to_queue else None
     llm_run = batch_import is not None or (chosen is not BackendName.rules and batch_export is None)
     view = _QuietLog(llm_run) if quiet else _Bar(llm_run)
+    update = _freezing_first(view.update)
     rate = review_settings.qa_rate if review_settings is not None else 0.0
     # opened by the library once the run is accepted: a refused run creates no queue file
     queue = partial(open_queue, review_settings, must_exist=False) if review_settings is not None else None
@@ -206,7 +209,7 @@ def run_command(
                     doc_timeout=doc_timeout,
                     queue=queue,
                     qa_rate=rate,
-                    on_update=view.update,
+                    on_update=update,
                     notify=_say,
                     handle_signals=True,
                 )
@@ -224,7 +227,7 @@ def run_command(
                     queue=queue,
                     qa_rate=rate,
                     batch_export=batch_export,
-                    on_update=view.update,
+                    on_update=update,
                     notify=_say,
                     handle_signals=True,
                     engine=engine,
@@ -306,6 +309,22 @@ class _Bar:
         if not self.progress.live.is_started:
             self.progress.start()
         self.progress.update(self.task, total=tally.total, completed=tally.handled, pace=pace(tally, self.llm))
+
+
+def _freezing_first(update: Callable[[Tally], None]) -> Callable[[Tally], None]:
+    """`update`, freezing the heap at its first call: the run has then made what it keeps to its end (the
+    LLM clients, made after start-up's freeze), which every collection of the driver walked again (~0.7 ms
+    of CPU per LLM document)."""
+    first = True
+
+    def updating(tally: Tally) -> None:
+        nonlocal first
+        if first:
+            first = False
+            startup.freeze()
+        update(tally)
+
+    return updating
 
 
 class _QuietLog:

@@ -13,11 +13,13 @@ from __future__ import annotations
 import gc
 
 _paused = False  # the collector is off because the program is starting
+_program = False  # the program's entry point started this process (not a test invoking the app in-process)
 
 
 def pause() -> None:
     """Turn the collector off for start-up; the program's entry point calls it first."""
-    global _paused
+    global _paused, _program
+    _program = True
     if gc.isenabled():
         gc.disable()
         _paused = True
@@ -30,3 +32,11 @@ def resume() -> None:
         _paused = False
         gc.freeze()
         gc.enable()
+
+
+def freeze() -> None:
+    """Freeze what a command made once it is under way (a bulk run's LLM clients: some 60,000 objects that
+    live as long as it does), so the collections of a long run skip them. A no-op unless the program's
+    entry point started this process."""
+    if _program:
+        gc.freeze()

@@ -138,12 +138,18 @@ def to_schema(answer: BaseModel, target: type[BaseModel], resolve: Resolver) -> 
 
 
 def _plain(value: Any, path: str, resolve: Resolver, signed: bool = False) -> Any:
+    """Models as dicts and numbers resolved, at any depth; a plain value (text, a date, None) is kept as it is,
+    without building its path (most of an answer's fields)."""
     if isinstance(value, QuotedAmount):
         return resolve(value, path, signed)
     if isinstance(value, BaseModel):
         adjusting = getattr(value, "kind", None) == "adjustment"
-        items = ((name, getattr(value, name)) for name in type(value).model_fields)
-        return {name: _plain(item, f"{path}.{name}".lstrip("."), resolve, adjusting) for name, item in items}
+        plain = {}
+        for name in type(value).model_fields:
+            item = getattr(value, name)
+            nested = isinstance(item, (BaseModel, list))
+            plain[name] = _plain(item, f"{path}.{name}" if path else name, resolve, adjusting) if nested else item
+        return plain
     if isinstance(value, list):
         return [_plain(item, f"{path}[{index}]", resolve, signed) for index, item in enumerate(value)]
     return value

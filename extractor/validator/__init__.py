@@ -57,12 +57,15 @@ __all__ = [
 
 
 def validate(
-    extraction: Extraction, document: Document | SourceText | None = None, accepted: Collection[str] = ()
+    extraction: Extraction,
+    document: Document | SourceText | None = None,
+    accepted: Collection[str] = (),
+    facts: FactSet | None = None,
 ) -> Validation:
-    """Validate an extraction; with its document, spans and scales are checked against the text too."""
-    return _run(
-        iter_located_facts(extraction.note), document, accepted, extraction.note.fiscal_year_ends, expect_facts=True
-    )
+    """Validate an extraction; with its document, spans and scales are checked against the text too.
+    `facts`: FactSet(iter_located_facts(extraction.note)), when the caller renders its merged facts too."""
+    printings = facts if facts is not None else iter_located_facts(extraction.note)
+    return _run(printings, document, accepted, extraction.note.fiscal_year_ends, expect_facts=True)
 
 
 def amounts_printed(text: str) -> int:
@@ -116,13 +119,13 @@ def validate_facts(
 
 
 def _run(
-    printings: Iterable[Located],
+    printings: Iterable[Located] | FactSet,
     document: Document | SourceText | None,
     accepted: Collection[str],
     fiscal_year_ends: list[date] | None,
     expect_facts: bool = False,
 ) -> Validation:
-    facts = FactSet(printings)
+    facts = printings if isinstance(printings, FactSet) else FactSet(printings)
     source = SourceText.of(document) if isinstance(document, Document) else document
     findings: list[Finding] = [
         *check_grounding(facts, source),
