@@ -32,8 +32,9 @@ from extractor.bulk.outputs import OutputWriter
 from extractor.bulk.runner import BulkRun
 from extractor.bulk.sources import discover
 from extractor.bulk.work import Job, Step, handle
-from extractor.bulk.workers import DIED, YOUNG_OBJECTS, WorkerPool
+from extractor.bulk.workers import DIED, SWITCH_SECONDS, YOUNG_OBJECTS, WorkerPool
 from extractor.evals.benchmarks.corpus import build_corpus, distinct_copy
+from extractor.llm.config import LLMConfig
 from extractor.loaders import load
 
 EXTRACTOR = [sys.executable, "-m", "extractor.cli"]
@@ -779,21 +780,35 @@ class BrokenStep(Step):
         raise RuntimeError("this worker cannot start")
 
 
-async def garbage_collection(job: Job, step: Step) -> tuple[int, int]:
-    """A handler that answers how its worker collects garbage: objects frozen, the young generation's size."""
-    return gc.get_freeze_count(), gc.get_threshold()[0]
+async def interpreter_settings(job: Job, step: Step) -> tuple[int, int, float]:
+    """A handler that answers how its worker's interpreter is set: objects frozen, the young generation's
+    size, the switch interval."""
+    return gc.get_freeze_count(), gc.get_threshold()[0], sys.getswitchinterval()
 
 
-def test_a_worker_freezes_what_start_up_made_and_collects_young_objects_less_often() -> None:
+def worker_settings(step: Step) -> tuple[int, int, float]:
     async def scenario() -> object:
-        pool = WorkerPool(1, Step(BackendName.rules), concurrency=1, handler=garbage_collection)
+        pool = WorkerPool(1, step, concurrency=1, handler=interpreter_settings)
         await pool.start()
         answer = await pool.run(Job("k", "a.txt", "a", b"text"))
         await pool.close()
         return answer
 
-    frozen, young = asyncio.run(asyncio.wait_for(scenario(), timeout=60))  # type: ignore[misc]
+    return asyncio.run(asyncio.wait_for(scenario(), timeout=60))  # type: ignore[return-value]
+
+
+def test_a_worker_freezes_what_start_up_made_and_collects_young_objects_less_often() -> None:
+    frozen, young, switch = worker_settings(Step(BackendName.rules))
     assert frozen > 10_000 and young == YOUNG_OBJECTS  # start-up's modules and objects, never walked again
+    assert switch == pytest.approx(0.005)  # Python's own: the rules compute on the loop, no thread waits
+
+
+def test_an_llm_worker_lets_its_computing_thread_hold_the_interpreter_briefly() -> None:
+    frozen, young, switch = worker_settings(
+        Step(BackendName.llm, llm_config=LLMConfig(base_url="http://127.0.0.1:9/v1"))
+    )  # asks nothing
+    assert frozen > 10_000 and young == YOUNG_OBJECTS
+    assert switch == pytest.approx(SWITCH_SECONDS) and SWITCH_SECONDS < 0.005
 
 
 def test_workers_that_cannot_start_stop_the_run_instead_of_being_replaced_forever() -> None:

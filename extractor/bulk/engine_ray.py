@@ -47,7 +47,7 @@ from extractor.backends.choice import BackendName
 from extractor.bulk.reaper import DONE
 from extractor.bulk.runner import default_workers
 from extractor.bulk.work import Job, Rendered, Step, Stop, failure, overdue, run_rules, work_on
-from extractor.bulk.workers import DIED, DOCUMENTS_PER_REQUEST, KILL_GRACE, collect_less, shares
+from extractor.bulk.workers import DIED, DOCUMENTS_PER_REQUEST, KILL_GRACE, settle, shares
 from extractor.code_version import source_hash
 from extractor.errors import ExtractorError
 from extractor.llm.limits import RateLimiter
@@ -128,7 +128,7 @@ class LLMWorker:
     def __init__(self, step: Step, share: int) -> None:
         self.step = step
         step.prepare(requests=share)
-        collect_less()  # as a local worker: start-up's objects frozen, fewer young collections
+        settle(step)  # as a local worker: start-up's objects frozen, fewer young collections, a short switch interval
 
     async def ready(self) -> str:
         return source_hash()

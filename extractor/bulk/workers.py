@@ -341,9 +341,7 @@ async def _serve_async(
     slots = asyncio.Semaphore(capacity)
     running: set[asyncio.Task[None]] = set()
     step.prepare(requests=share)
-    collect_less()
-    if step.backend is not BackendName.rules:  # the rules compute on the loop: no thread waits on them
-        sys.setswitchinterval(SWITCH_SECONDS)
+    settle(step)
 
     async def one(ticket: int, job: Job | str) -> None:
         try:
@@ -378,6 +376,16 @@ async def _serve_async(
     if running:
         await asyncio.gather(*running)
     results.close()
+
+
+def settle(step: Step) -> None:
+    """Set a worker process's interpreter for its documents (local workers and Ray actors alike): collect_less,
+    and where documents compute in a thread beside the event loop (the LLM client's, compute.py), a switch
+    interval of SWITCH_SECONDS, so the loop reads answers and sends requests on time. Rules workers compute on
+    the loop: no thread waits on them."""
+    collect_less()
+    if step.llm_config is not None:
+        sys.setswitchinterval(SWITCH_SECONDS)
 
 
 def collect_less() -> None:
