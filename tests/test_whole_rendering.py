@@ -6,6 +6,7 @@ Runs on a generated 10-K (evals/benchmarks/note_finding.py) and, when the shared
 
 from __future__ import annotations
 
+import gc
 import re
 from pathlib import Path
 
@@ -62,6 +63,19 @@ def test_a_whole_filing_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(etree, "fromstring", counted)
     document = load_text(filing_html(0.5), path="filing.htm")
     assert document.note is not None and len(parses) == 1
+
+
+def test_loading_a_filing_leaves_the_process_collector_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collector's switch is the whole process's: a loader that turned it off and back on could leave it off
+    for good when two threads load at once (the review app's thread pool, a caller's threads)."""
+
+    def refuse() -> None:
+        raise AssertionError("a loader switched the process's garbage collector")
+
+    monkeypatch.setattr(gc, "disable", refuse)
+    monkeypatch.setattr(gc, "enable", refuse)
+    document = load_text(filing_html(0.5), path="filing.htm")
+    assert document.note is not None and gc.isenabled()
 
 
 def _texts() -> list[str]:

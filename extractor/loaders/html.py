@@ -8,7 +8,6 @@ every cell's span in the text, which reads as the table did to a person and to t
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -484,13 +483,7 @@ def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[Dr
         raise LoadError(path, f"the HTML could not be parsed ({err})") from err
     _refuse_partial(path, parser.error_log)
     renderer = _Renderer()
-    collecting = gc.isenabled()
-    gc.disable()  # a 10-K's tables make 100,000 short-lived lists and no cycle: a collection would only walk them
-    try:
-        renderer.render(root)
-    finally:
-        if collecting:
-            gc.enable()
+    renderer.render(root)
     renderer.flush()
     while renderer.lines and renderer.lines[-1] == "":
         renderer.lines.pop()
