@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from extractor.patterns import folded
+
 SCALE_WORDS: dict[str, int] = {
     "thousand": 3,
     "thousands": 3,
@@ -110,18 +112,18 @@ _MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.IGNORECASE)
 def scale_exponent(text: str) -> int | None:
     """The power of ten a scale note announces ("(In thousands)" -> 3), or None."""
     match = _SCALE_WORD.search(text)
-    return SCALE_WORDS[match.group(1).lower()] if match else None
+    return SCALE_WORDS[folded(match.group(1))] if match else None
 
 
 def scale_exponents(text: str) -> tuple[int, ...]:
     """Every scale a note names: "(In millions, except shares in thousands)" -> (3, 6)."""
-    return tuple(sorted({SCALE_WORDS[word.lower()] for word in _SCALE_WORD.findall(text)}))
+    return tuple(sorted({SCALE_WORDS[folded(word)] for word in _SCALE_WORD.findall(text)}))
 
 
 def scale_word_after(text: str, end: int) -> str | None:
     """The scale word printed right after a number ending at `end` ("$1.55 billion"), lower-cased."""
     match = _SCALE_WORD_AFTER.match(text, end)
-    return match.group(1).lower() if match else None
+    return folded(match.group(1)) if match else None
 
 
 def months_after(text: str, end: int) -> bool:

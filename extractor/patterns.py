@@ -44,6 +44,12 @@ def screen_text(text: str) -> str:
     return text.lower()
 
 
+def folded(word: str) -> str:
+    """A word a case-blind pattern matched, as the lower-case ASCII a table of words is keyed by: re matches
+    'Auguſt' and 'thouſands' as it matches 'August' and 'thousands', so a lookup by `word.lower()` would fail."""
+    return screen_text(word)
+
+
 def may_match(phrases: tuple[str, ...], screened: str) -> bool:
     """False only when the text (screen_text) holds none of a pattern's required_phrases: it cannot match."""
     if not phrases:

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from extractor.patterns import folded
 from extractor.schemas.values import Period
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -29,7 +30,7 @@ def find_dates(text: str) -> list[tuple[date, int, int]]:
     found = []
     for match in DATE_RE.finditer(text):
         try:
-            day = date(int(match["year"]), MONTHS[match["month"].lower()], int(match["day"]))
+            day = date(int(match["year"]), MONTHS[folded(match["month"])], int(match["day"]))
         except ValueError:
             continue
         found.append((day, match.start(), match.end()))
@@ -113,7 +114,7 @@ def fiscal_frame(
     for match in _YEAR_ENDED.finditer(text):
         day = int(match["day"])
         if 1 <= day <= 31:
-            month_days[(MONTHS[match["month"].lower()], day)] += 2  # said in words: counts twice a header's
+            month_days[(MONTHS[folded(match["month"])], day)] += 2  # said in words: counts twice a header's
     reported = [d for m in _REPORTED.finditer(text) for d, _, _ in find_dates(text[m.end() : m.end() + 30])[:1]]
     ends = Counter([*header_ends, *reported, *([stated] if stated else [])])
     repeated = [day for day, count in ends.items() if count >= 2]  # a period end is reported more than once

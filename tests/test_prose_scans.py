@@ -8,14 +8,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixture_paths import SEED_002
 
+from extractor.backends import rules
 from extractor.backends.rules import prose, prose_dates, prose_numbers
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, LINE_ITEMS, first_award
 from extractor.backends.rules.prose_reader import load_cues
-from extractor.loaders import load
-from extractor.numbers import NUMBER_RE, WORD_NUMBERS
+from extractor.loaders import load, load_text
+from extractor.numbers import NUMBER_RE, WORD_NUMBERS, scale_exponent, scale_word_after
 from extractor.patterns import ends_at, may_match, required_phrases, screen_text
 from extractor.periods import MONTH_NAMES
+from extractor.schemas.concepts import to_facts
 from extractor.validator import coverage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -211,3 +214,19 @@ def test_date_patterns_find_what_they_find_without_their_first_letter_lookahead(
     oracle = re.compile(re.sub(r"^\(\?=[^)]*\)", "", pattern.pattern), pattern.flags)
     for sentence in [*SENTENCES, "ſeptember 30, 2024 and 2023", "For the year ended ſept. 30, 2024"]:
         assert _spans(pattern.finditer(sentence)) == _spans(oracle.finditer(sentence)), sentence
+
+
+def test_words_looked_up_after_a_case_blind_match_are_folded_as_the_match_was() -> None:
+    """'Auguſt' and 'thouſands' match the month and scale patterns (re's case folding matches 'ſ' as s), so the
+    tables of month, scale and number words are looked up by the folded word: by `word.lower()` a real note with
+    such a letter raised KeyError and was lost. Read from a real filing, they give the facts its ASCII spelling does."""
+    text = load(SEED_002).text
+    odd = text.replace("August", "Auguſt").replace("thousands", "thouſands").replace("two", "twO")
+    assert odd != text and len(odd) == len(text)
+
+    def facts(document_text: str) -> list[tuple[object, ...]]:
+        note = rules.extract(load_text(document_text, path="002.txt")).note
+        return [(f.concept, f.value, f.period, f.dims, f.source and f.source.start) for f in to_facts(note)]
+
+    assert facts(odd) == facts(text) != []
+    assert scale_exponent("(in Thouſands)") == 3 and scale_word_after("5 mıllion", 1) == "million"

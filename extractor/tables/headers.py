@@ -13,6 +13,7 @@ from datetime import date
 from functools import lru_cache
 
 from extractor.numbers import scale_exponent
+from extractor.patterns import folded
 from extractor.periods import MONTH_NAMES, MONTHS, find_dates
 
 # What a column measures, checked in order on the header's levels, lowest level first.
@@ -92,7 +93,7 @@ def _part_period(part: str) -> tuple[date | None, tuple[int, int] | None, int | 
     if not dates:
         md = _MONTH_DAY.search(part)
         if md and 1 <= int(md[2]) <= 31:
-            month_day = (MONTHS[md[1].lower()], int(md[2]))
+            month_day = (MONTHS[folded(md[1])], int(md[2]))
         years = _YEAR.findall(part)
         if len(years) == 1:
             year = int(years[0])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
+from extractor.patterns import folded
 from extractor.periods import MONTH_NAMES, MONTHS, FiscalCalendar, months_before
 
 _MONTH = r"(?P<month>" + MONTH_NAMES + r")\.?"
@@ -160,10 +161,10 @@ def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
     if kind == "year_end":
         return [Span(end=date.min, instant=True)]  # resolved by the caller to the latest fiscal period end
     if kind in ("months_ended", "weeks_ended", "years_ended", "day_list"):
-        month, day = MONTHS[groups["month"].lower()], int(groups["day"])
+        month, day = MONTHS[folded(groups["month"])], int(groups["day"])
         ends = [d for y in years if (d := _day(y, month, day))]
         if kind == "months_ended":
-            span = _SPAN_WORDS[groups["span"].lower()]
+            span = _SPAN_WORDS[folded(groups["span"])]
             return [Span(end=d, start=months_before(d, span)) for d in ends]
         if kind == "weeks_ended":
             weeks = {"thirteen": 13, "twenty-six": 26, "thirty-nine": 39}.get(groups["span"].lower()) or int(
@@ -174,7 +175,7 @@ def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
             return [Span(end=d, start=months_before(d, 12)) for d in ends]
         return [Span(end=d, instant=True) for d in ends]
     if kind == "month":
-        month = MONTHS[groups["month"].lower()]
+        month = MONTHS[folded(groups["month"])]
         return [Span(end=date(y, month, _calendar.monthrange(y, month)[1]), start=date(y, month, 1)) for y in years]
     # "fiscal 2025", "during 2024": fiscal years of the filing's calendar
     spans = []

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from extractor.patterns import deferred, may_match, screen_text
+from extractor.patterns import deferred, folded, may_match, screen_text
 from extractor.periods import MONTH_NAMES
 
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
@@ -211,7 +211,7 @@ def find_numbers(sentence: str) -> list[Number]:
     screened = screen_text(sentence)
     fractions = _FRACTION.finditer(sentence) if may_match(_FRACTION_PHRASES, screened) else ()
     for match in fractions:
-        numerator = Decimal(WORDS[match.group("word").lower()])
+        numerator = Decimal(WORDS[folded(match.group("word"))])
         denominator = FRACTIONS[match.group("den").lower().rstrip("s")]
         value = (numerator / denominator).quantize(Decimal("0.0001")).normalize()
         number = Number(
@@ -224,7 +224,7 @@ def find_numbers(sentence: str) -> list[Number]:
         if any(s <= match.start() < e for s, e in taken):
             continue
         word = match.group("word")
-        number = Number(value=Decimal(WORDS[word.lower()]), text=word, start=match.start(), end=match.end(), word=True)
+        number = Number(value=Decimal(WORDS[folded(word)]), text=word, start=match.start(), end=match.end(), word=True)
         _units(sentence, number)
         if number.units & {"years", "pure"}:
             number.units &= {"years", "pure"}
@@ -236,7 +236,7 @@ def _units(sentence: str, number: Number) -> None:
     end = number.end
     scale = _SCALE_AFTER.match(sentence, end)
     if scale and not number.word:
-        number.scale = SCALES[scale.group(1).lower()]
+        number.scale = SCALES[folded(scale.group(1))]
         end = scale.end()
     if (percent := _PERCENT_AFTER.match(sentence, number.end)) and not number.dollar:
         number.units, number.tail_end = {"pure"}, percent.end()
