@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, Field
 
 from extractor.document import Document, NoteSpan
 from extractor.findings import Validation
@@ -76,8 +76,6 @@ class Extraction(BaseModel):
     validation: Validation | None = Field(default=None, description="The validator's findings and verdict, once run.")
     usage: Usage | None = Field(default=None, description="LLM calls, tokens, cost and time (LLM backends only).")
 
-    _merged: tuple[StockCompensationNote, list[Fact]] | None = PrivateAttr(default=None)
-
     def facts(self) -> list[Fact]:
         """The note as flat facts (concept, value, unit, period, dims, source span): the shared facts
         format that `extract --format facts` writes and scoring reads."""
@@ -87,11 +85,17 @@ class Extraction(BaseModel):
 
     def keep_facts(self, facts: list[Fact]) -> None:
         """Keep `facts()` as the validator just merged them for this note (the LLM backend's final check),
-        so that a bulk run renders them right after without merging the note's numbers a second time."""
-        self._merged = (self.note, facts)
+        so that a bulk run renders them right after without merging the note's numbers a second time. Kept
+        beside the fields, not as a private attribute: pydantic compares those, and an extraction must
+        still equal one read back from its JSON."""
+        self.__dict__[_KEPT] = (self.note, facts)
 
     def kept_facts(self) -> list[Fact]:
         """The facts `keep_facts` kept while `note` is still the note they came from, else `facts()`."""
-        if self._merged is not None and self._merged[0] is self.note:
-            return self._merged[1]
+        kept = self.__dict__.get(_KEPT)
+        if kept is not None and kept[0] is self.note:
+            return kept[1]
         return self.facts()
+
+
+_KEPT = "kept_facts_for"  # the key of keep_facts in an extraction's __dict__ (no field has this name)

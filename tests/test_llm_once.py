@@ -155,13 +155,14 @@ def test_a_bulk_document_renders_the_facts_its_validation_merged_and_the_same_ro
     those of the same extraction rendered with its facts merged again."""
     server.script.append(tool_reply(answer()))
     extraction = LLMBackend(settings(server)).extract(load(SEED), validated=True)
-    assert extraction._merged is not None and extraction.kept_facts() is extraction._merged[1]
-    assert extraction.kept_facts() == to_facts(extraction.note)
+    kept_facts = extraction.kept_facts()
+    assert kept_facts is extraction.kept_facts() and kept_facts == to_facts(extraction.note)  # kept, not merged again
     data = SEED.read_bytes()
     loaded = work.load_job(Job("key", str(SEED), SEED.stem, data))
     assert isinstance(loaded, work.Loaded)
     again = Extraction.model_validate(extraction.model_dump())  # nothing kept: merged again
-    assert again._merged is None
+    assert again.kept_facts() is not again.kept_facts()
+    assert again == extraction and again.model_dump_json() == extraction.model_dump_json()  # keeping is no field
     kept, merged = work.finish(loaded, extraction), work.finish(loaded, again)
     assert kept.facts == merged.facts and kept.facts and kept.facts.count("\n") == len(to_facts(extraction.note))
     assert _untimed(kept.record) == _untimed(merged.record)
