@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from extractor.patterns import folded
+from extractor.patterns import folded, initials
 from extractor.schemas.values import Period
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -18,7 +18,7 @@ MONTHS["sept"] = 9
 MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))  # longest first: "september" before "sep"
 # A lookahead for the first letters of the months: Python tries a case-blind pattern at every position of the
 # text (it finds no literal prefix in one); the one-character test rules most positions out at once.
-_MONTH_START = "(?=[" + "".join(sorted({name[0] for name in MONTHS})) + "])"
+_MONTH_START = f"(?={initials(MONTHS)})"
 DATE_RE = re.compile(
     _MONTH_START + r"\b(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>(?:19|20)\d\d)\b",
     re.I,

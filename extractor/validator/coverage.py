@@ -26,7 +26,7 @@ from extractor import schemas
 from extractor.document import Document
 from extractor.findings import Finding, Unexplained
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
-from extractor.patterns import any_of, ends_at, may_match, required_phrases, screen_text, union
+from extractor.patterns import any_of, ends_at, initials, may_match, required_phrases, screen_text, union
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
 from extractor.tables import Table, layout
@@ -69,7 +69,7 @@ _TERM_AFTER = re.compile(r"[\s-]*" + _TERM, re.I)
 _TERM_WORDS = [w for w, n in WORD_NUMBERS.items() if n]
 # The first-letter test passes over most positions at once (a word's first letter is where any match starts).
 _WORD_TERM = re.compile(
-    rf"(?=[{''.join(sorted({w[0] for w in _TERM_WORDS}))}])\b(" + "|".join(_TERM_WORDS) + r")(?=[\s-]+" + _TERM + ")",
+    rf"(?={initials(_TERM_WORDS)})\b(" + "|".join(_TERM_WORDS) + r")(?=[\s-]+" + _TERM + ")",
     re.I,
 )
 

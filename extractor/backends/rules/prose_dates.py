@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
-from extractor.patterns import folded
+from extractor.patterns import folded, initials
 from extractor.periods import MONTH_NAMES, MONTHS, FiscalCalendar, months_before
 
 _MONTH = r"(?P<month>" + MONTH_NAMES + r")\.?"
@@ -36,10 +36,7 @@ _SPAN_WORDS = {
 
 # A month name's first letter, then as many letters as month names have, then a day: the one check of the
 # "March 31, 2025" pattern that fails fast at most positions of a sentence.
-_A_MONTH_THEN_DAY = (
-    f"(?=[{''.join(sorted({name[0] for name in MONTHS}))}]"
-    f"[a-z]{{{min(map(len, MONTHS)) - 1},{max(map(len, MONTHS)) - 1}}}\\.?\\s+\\d)"
-)
+_A_MONTH_THEN_DAY = f"(?={initials(MONTHS)}[a-z]{{{min(map(len, MONTHS)) - 1},{max(map(len, MONTHS)) - 1}}}\\.?\\s+\\d)"
 
 # Most specific first; a later pattern never takes a span an earlier one took. Each starts with a lookahead for
 # its first letters: Python tries a case-blind pattern at every position, and the one-character test passes

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from extractor.patterns import deferred, folded, may_match, screen_text
+from extractor.patterns import deferred, folded, initials, may_match, required_phrases, screen_text, union
 from extractor.periods import MONTH_NAMES
 
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
@@ -49,19 +49,18 @@ _DIGITS = re.compile(
 # Each scan first tests the character a match must start with (a digit or ".", a number word's first letter):
 # most positions of a sentence are passed over by that one test.
 _WORD = re.compile(
-    rf"(?=[{''.join(sorted({w[0] for w in WORDS}))}])(?<![\w-])(?P<word>"
-    + "|".join(sorted(WORDS, key=len, reverse=True))
-    + r")(?![\w])",
+    rf"(?={initials(WORDS)})(?<![\w-])(?P<word>" + "|".join(sorted(WORDS, key=len, reverse=True)) + r")(?![\w])",
     re.I,
 )
 _FRACTION = re.compile(
     r"(?=[ot])(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b", re.I
 )
-_FRACTION_PHRASES = tuple(FRACTIONS)
-_KEPT_WORD_PHRASES = ("%", "percent", "per cent", "year", "month")  # what _PERCENT_AFTER and _DURATION_AFTER need
+_FRACTION_PHRASES = required_phrases(_FRACTION)  # its denominators
 _SCALE_AFTER = re.compile(r"\s*(thousand|million|billion|trillion)s?\b", re.I)
 _PERCENT_AFTER = re.compile(r"\s*(?:%|percent\b|per cent\b)", re.I)
 _DURATION_AFTER = re.compile(r"(?:\s+|\s*-\s*)(years?|months?)\b", re.I)
+# what a number word needs after it to be kept (a percentage or a term): '%', 'percent', 'year', 'month'
+_KEPT_WORD_PHRASES = union(required_phrases(after) for after in (_PERCENT_AFTER, _DURATION_AFTER))
 _PER_SHARE_AFTER = re.compile(
     r"\s*(?:per|a|for each)\s+(?:share|unit|option|award|RSU|PSU|PRSU|stock unit|restricted stock unit)\b", re.I
 )
