@@ -10,6 +10,7 @@ from fixture_paths import EDGAR_KMX, HTML_000, HTML_002, SEED_000, SEED_002, TEX
 
 from extractor.document import Document, LoadError
 from extractor.loaders import load, load_text
+from extractor.loaders.dates import parse_header_date
 from extractor.tables import rebuild_tables
 
 
@@ -81,6 +82,23 @@ def test_rpage_period_header_variants(header, period):
     doc = load_text(text, path="r23.txt")
     assert doc.format == "rpage-text"
     assert doc.metadata.fiscal_period_end == period
+
+
+@pytest.mark.parametrize(
+    "cell, day",
+    [
+        ("Feb. 29, 2020", date(2020, 2, 29)),
+        ("SEPT. 30, 2019", date(2019, 9, 30)),
+        ("Dec. 31,\u00a02019", date(2019, 12, 31)),
+        ("August 1 2015", date(2015, 8, 1)),
+        ("Feb. 30, 2020", None),  # no such day
+        ("Dec. 31, 2019 (a)", None),  # the whole cell must be the date
+        ("12 Months Ended", None),
+        ("Mayo 5, 2021", None),
+    ],
+)
+def test_header_date_is_the_whole_cell_read_with_english_month_names(cell, day):
+    assert parse_header_date(cell) == day
 
 
 def test_html_rpage_renders_a_table_row_per_line_like_the_seed():
