@@ -33,10 +33,9 @@ finally:
 
 def loaded_by(tmp_path, *arguments: str) -> list[str]:
     record = tmp_path / "modules.json"
-    env = {name: value for name, value in os.environ.items() if name not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
     ran = subprocess.run(
-        [sys.executable, "-c", PROBE, str(record), *arguments], cwd=ROOT, capture_output=True, text=True, env=env
-    )  # stderr is a pipe, and no variable makes rich take it for a terminal
+        [sys.executable, "-c", PROBE, str(record), *arguments], cwd=ROOT, capture_output=True, text=True
+    )  # stderr is a pipe, and no variable makes rich take it for a terminal (conftest: OUTPUT_SHAPING)
     assert ran.returncode == 0, ran.stderr
     return json.loads(record.read_text())
 
@@ -120,3 +119,18 @@ def test_every_command_is_listed_in_order():
     lines = [line.strip("│ ").split()[0] for line in listed.splitlines() if line.startswith("│ ") and "  " in line]
     commands = [line for line in lines if line in COMMANDS]
     assert commands == list(COMMANDS)
+
+
+def test_tests_reading_the_command_line_pass_whatever_the_shell_forces():
+    """A developer's FORCE_COLOR or COLUMNS used to fail a dozen tests that read the command line's text:
+    conftest removes them for the session, subprocesses included."""
+    tests = [f"{__file__}::test_every_command_is_listed_in_order", "tests/test_queue.py::test_queue_commands"]
+    forced = {**os.environ, "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "COLUMNS": "40"}
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+        cwd=ROOT,
+        env=forced,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stdout[-2000:]
