@@ -3,24 +3,15 @@ import the HTML one: lxml is for HTML inputs only)."""
 
 from __future__ import annotations
 
-import re
 from datetime import date
 
-from extractor.patterns import folded
-from extractor.periods import MONTH_NAMES, MONTHS
-
-# The whole header cell: "Feb. 29, 2020", "Sept 30 2019", "December 31, 2019" (dots dropped first). Read with
-# the English month table, not strptime: its month names follow the process locale, and its first call
-# costs a single-file extraction some 4 ms building its locale's patterns.
-_HEADER_DATE = re.compile(rf"(?P<month>{MONTH_NAMES})\s+(?P<day>\d{{1,2}}),?\s+(?P<year>\d{{4}})", re.I)
+from extractor.periods import find_dates
 
 
 def parse_header_date(text: str) -> date | None:
-    """ "Feb. 29, 2020" / "Jul. 31, 2018" / "December 31, 2019" as R pages print them; None for anything else."""
-    match = _HEADER_DATE.fullmatch(text.replace(".", "").replace("\u00a0", " ").strip())
-    if match is None:
-        return None
-    try:
-        return date(int(match["year"]), MONTHS[folded(match["month"])], int(match["day"]))
-    except ValueError:  # February 30
-        return None
+    """ "Feb. 29, 2020" / "Jul. 31, 2018" / "December 31, 2019" as R pages print them: the cell is one date, read
+    by periods.find_dates (English month names, whatever the process locale; not strptime, whose first call
+    costs a single-file extraction some 4 ms building its locale's patterns). None for anything else."""
+    cell = text.replace(".", "").replace("\u00a0", " ").strip()
+    dates = find_dates(cell)
+    return dates[0][0] if len(dates) == 1 and dates[0][1:] == (0, len(cell)) else None
