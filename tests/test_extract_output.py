@@ -95,3 +95,23 @@ def test_messages_name_a_file_as_it_is_named(tmp_path: Path) -> None:
     path.write_bytes(INPUTS[0].read_bytes())
     result = runner.invoke(app, ["extract", str(path), "-o", str(tmp_path / "out.json")])
     assert f"validation passed: {path}: " in result.stderr
+
+
+def test_line_separators_inside_a_text_are_written_as_the_document_has_them(tmp_path: Path) -> None:
+    """U+2028, U+2029 and U+0085 are line breaks to str.splitlines (and so to textwrap.indent), not to JSON: a row
+    label holding one is written with it, and no indent is put inside the label."""
+    separators = "\u2028\u2029\x85"
+    label = "Outstanding as of February 28, 2019"
+    marked = "Outstanding{}as{}of{}February 28, 2019".format(*separators)
+    seed = INPUTS[0].read_text(encoding="utf-8")
+    assert label in seed
+    path = tmp_path / "seed.txt"
+    path.write_text(seed.replace(label, marked), encoding="utf-8")
+    out = tmp_path / "out.json"
+    result = runner.invoke(app, ["extract", str(path), "-o", str(out)])
+    assert result.exit_code in (0, 1), result.output
+    written = out.read_text(encoding="utf-8")
+    expected = extract(path, backend="rules")
+    assert written == json.dumps([expected.model_dump(mode="json")], indent=2, ensure_ascii=False) + "\n"
+    labels = [row["label"] for table in json.loads(written)[0]["note"]["award_activity"] for row in table["rows"]]
+    assert marked in labels

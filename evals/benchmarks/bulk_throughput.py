@@ -183,11 +183,13 @@ def scripted_server(responder: Any, keep_alive: bool) -> Any:
 
 def occupancy(arrivals: list[float], level: int) -> float | None:
     """The share of the run's `level` requests that were at the server, on average, over the middle half of the run
-    (from its first quarter's last request to its last quarter's first): each request is there DELAY seconds from
-    its arrival. Being there is the whole ideal (Little's law: in flight / latency = rate), so this is the share
+    (from the first request of its second quarter to the last of its third): each request is there DELAY seconds
+    from its arrival. Being there is the whole ideal (Little's law: in flight / latency = rate), so this is the share
     of the ideal a run keeps up once its workers have filled and before they drain; unlike a count of requests
     over the same span it does not depend on where the span cuts the bursts of a run in lockstep."""
     times = sorted(arrivals)
+    if len(times) < 2:  # (a run resumed with nothing left to do asks nothing)
+        return None
     quarter = len(times) // 4
     start, end = times[quarter], times[len(times) - 1 - quarter]
     if end <= start:
