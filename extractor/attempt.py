@@ -48,6 +48,8 @@ def attempt(
         document = load(path)
     except LoadError as error:
         return Attempt(path, reason=error.reason)
+    except Exception as error:  # a loader's own failure is this input's, not the batch's
+        return Attempt(path, reason=INTERNAL_ERROR.format(error=repr(error)))
     try:
         return Attempt(path, document, extract_document(document, extract, validated, accepted))
     except EndpointError:

@@ -115,3 +115,25 @@ def test_line_separators_inside_a_text_are_written_as_the_document_has_them(tmp_
     assert written == json.dumps([expected.model_dump(mode="json")], indent=2, ensure_ascii=False) + "\n"
     labels = [row["label"] for table in json.loads(written)[0]["note"]["award_activity"] for row in table["rows"]]
     assert marked in labels
+
+
+def test_a_loader_failing_on_one_input_fails_that_input_and_the_rest_are_extracted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exception no loader foresaw (a bug) is the input's failure, named as an internal error; the batch goes on."""
+    import extractor.attempt as attempt_module
+
+    load = attempt_module.load
+
+    def failing_on_the_seed(path: Path):
+        if path == INPUTS[0]:
+            raise RuntimeError("a loader bug")
+        return load(path)
+
+    monkeypatch.setattr(attempt_module, "load", failing_on_the_seed)
+    out = tmp_path / "out.json"
+    result = runner.invoke(app, ["extract", *map(str, INPUTS), "-o", str(out)])
+    assert result.exit_code == 1
+    assert f"{INPUTS[0]}: internal error, please report it: RuntimeError('a loader bug')" in result.stderr
+    written = json.loads(out.read_text(encoding="utf-8"))
+    assert [item["document_path"] for item in written] == [str(path) for path in INPUTS[1:]]

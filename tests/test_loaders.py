@@ -226,6 +226,22 @@ def test_edgar_submission_without_rpages_falls_back_to_main_document():
     assert "11. STOCK AND STOCK-BASED INCENTIVE PLANS" in doc.text
 
 
+@pytest.mark.parametrize("damaged", ["2020-02-29", "20200230", "2020022"])
+def test_a_damaged_period_of_report_in_the_sec_header_is_left_for_the_documents_own(damaged: str) -> None:
+    """The header's period is YYYYMMDD; any other value (a hand-edited or cut header) is ignored with a warning, and
+    the period is read from the R page, or from the 10-K's cover when the submission has no R pages."""
+    text = EDGAR_KMX.read_text(encoding="utf-8")
+    assert text.count("CONFORMED PERIOD OF REPORT:\t20200229") == 1
+    text = text.replace("CONFORMED PERIOD OF REPORT:\t20200229", f"CONFORMED PERIOD OF REPORT:\t{damaged}")
+    cut = text.index("<DOCUMENT>\n<TYPE>XML")
+    for doc in (load_text(text, path="kmx.txt"), load_text(text[:cut] + "</SEC-DOCUMENT>\n", path="kmx.txt")):
+        assert doc.metadata.fiscal_period_end == date(2020, 2, 29)
+        assert doc.metadata.form == "10-K" and doc.metadata.cik == "0001170010"
+        assert (
+            f"the SEC header's CONFORMED PERIOD OF REPORT '{damaged}' is not a date (YYYYMMDD); ignored" in doc.warnings
+        )
+
+
 def test_edgar_submission_without_documents_is_an_error():
     header = EDGAR_KMX.read_text(encoding="utf-8").split("</SEC-HEADER>")[0] + "</SEC-HEADER>\n"
     with pytest.raises(LoadError, match="no <DOCUMENT> block") as err:

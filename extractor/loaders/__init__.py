@@ -79,7 +79,8 @@ def rpage_text_metadata(text: str) -> DocumentMetadata:
 
 
 def _load_submission(text: str, path: str, doc_id: str) -> Document:
-    meta = submission_metadata(text)
+    warnings: list[str] = []
+    meta = submission_metadata(text, warnings)
     docs = split_documents(text)
     if not docs:
         raise LoadError(path, "looks like an EDGAR submission but holds no <DOCUMENT> block")
@@ -96,7 +97,9 @@ def _load_submission(text: str, path: str, doc_id: str) -> Document:
             "fiscal_period_end": inner.metadata.fiscal_period_end or meta.fiscal_period_end,
         }
     )
-    return inner.model_copy(update={"metadata": merged, "format": f"edgar-submission/{inner.format}"})
+    return inner.model_copy(
+        update={"metadata": merged, "format": f"edgar-submission/{inner.format}", "warnings": warnings + inner.warnings}
+    )
 
 
 def _checked(doc: Document) -> Document:

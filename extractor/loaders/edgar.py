@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date
 
 from extractor.document import DocumentMetadata
 from extractor.patterns import deferred
@@ -28,8 +28,9 @@ def is_submission(text: str) -> bool:
     return "<SEC-DOCUMENT>" in head or "<SEC-HEADER>" in head or ("<DOCUMENT>" in head and "<TYPE>" in head)
 
 
-def submission_metadata(text: str) -> DocumentMetadata:
-    """Fields of the <SEC-HEADER>: company, CIK, form and period of report."""
+def submission_metadata(text: str, warnings: list[str]) -> DocumentMetadata:
+    """Fields of the <SEC-HEADER>: company, CIK, form and period of report. A period of report that is no
+    YYYYMMDD date (a damaged header) is left out with a warning: the document's own period is read instead."""
     header = text[:20000]
 
     def field(name: str) -> str | None:
@@ -37,12 +38,28 @@ def submission_metadata(text: str) -> DocumentMetadata:
         return match.group(1) if match else None
 
     period = field("CONFORMED PERIOD OF REPORT")
+    period_end = _yyyymmdd(period) if period else None
+    if period and period_end is None:
+        warnings.append(f"the SEC header's CONFORMED PERIOD OF REPORT {period!r} is not a date (YYYYMMDD); ignored")
     return DocumentMetadata(
         form=field("CONFORMED SUBMISSION TYPE"),
         company=field("COMPANY CONFORMED NAME"),
         cik=field("CENTRAL INDEX KEY"),
-        fiscal_period_end=datetime.strptime(period, "%Y%m%d").date() if period else None,
+        fiscal_period_end=period_end,
     )
+
+
+def _yyyymmdd(value: str) -> date | None:
+    match = _YYYYMMDD.fullmatch(value)
+    if match is None:
+        return None
+    try:
+        return date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:  # 20200230
+        return None
+
+
+_YYYYMMDD = re.compile(r"(\d{4})(\d{2})(\d{2})")
 
 
 def split_documents(text: str) -> list[SubmissionDocument]:
