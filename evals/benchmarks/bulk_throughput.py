@@ -248,9 +248,8 @@ def llm_figures(
             server.requests.clear()  # the test server keeps every request body: its heap would grow level by level
             return measured, _server_cpu() - served, fed
 
-        base, _, _ = measure(
-            BASELINE, BASELINE
-        )  # imports, workers, clients: what every run spends before its documents
+        # imports, workers, clients: what every run spends before its documents
+        base, _, _ = measure(BASELINE, BASELINE)
         print(
             f"start-up (a {BASELINE}-document run, subtracted below): {base.cpu_total:.1f} s CPU "
             f"({', '.join(f'{role} {value:.1f} s' for role, value in sorted(base.cpu.items()))})"

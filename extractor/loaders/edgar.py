@@ -59,7 +59,7 @@ def _yyyymmdd(value: str) -> date | None:
         return None
 
 
-_YYYYMMDD = re.compile(r"(\d{4})(\d{2})(\d{2})")
+_YYYYMMDD = deferred(r"(\d{4})(\d{2})(\d{2})")
 
 
 def split_documents(text: str) -> list[SubmissionDocument]:
