@@ -17,7 +17,7 @@ from extractor.backends.rules.prose_reader import load_cues
 from extractor.loaders import load, load_text
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS, scale_exponent, scale_word_after
 from extractor.patterns import ends_at, may_match, required_phrases, screen_text
-from extractor.periods import MONTH_NAMES
+from extractor.periods import MONTH_NAMES, FiscalCalendar
 from extractor.schemas.concepts import to_facts
 from extractor.validator import coverage
 
@@ -230,3 +230,16 @@ def test_words_looked_up_after_a_case_blind_match_are_folded_as_the_match_was() 
 
     assert facts(odd) == facts(text) != []
     assert scale_exponent("(in Thouſands)") == 3 and scale_word_after("5 mıllion", 1) == "million"
+
+    def values(sentence: str) -> list[object]:
+        return [number.value for number in prose_numbers.find_numbers(sentence)]
+
+    fifths = "One-fifth{} of the options vest each year."
+    assert values(fifths.format("ſ")) == values(fifths.format("s")) != []
+    calendar = FiscalCalendar(12, 31)
+    ended = "In the twenty-{}ix weeks ended June 30, 2024, we granted 5,000 RSUs."
+
+    def periods(sentence: str) -> list[object]:
+        return [phrase.periods for phrase in prose_dates.find_phrases(sentence, calendar)]
+
+    assert periods(ended.format("ſ")) == periods(ended.format("s")) != []

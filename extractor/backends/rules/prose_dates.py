@@ -164,7 +164,7 @@ def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
             span = _SPAN_WORDS[folded(groups["span"])]
             return [Span(end=d, start=months_before(d, span)) for d in ends]
         if kind == "weeks_ended":
-            weeks = {"thirteen": 13, "twenty-six": 26, "thirty-nine": 39}.get(groups["span"].lower()) or int(
+            weeks = {"thirteen": 13, "twenty-six": 26, "thirty-nine": 39}.get(folded(groups["span"])) or int(
                 groups["span"]
             )
             return [Span(end=d, start=d - timedelta(weeks=weeks) + timedelta(days=1)) for d in ends]

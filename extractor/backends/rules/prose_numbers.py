@@ -211,7 +211,7 @@ def find_numbers(sentence: str) -> list[Number]:
     fractions = _FRACTION.finditer(sentence) if may_match(_FRACTION_PHRASES, screened) else ()
     for match in fractions:
         numerator = Decimal(WORDS[folded(match.group("word"))])
-        denominator = FRACTIONS[match.group("den").lower().rstrip("s")]
+        denominator = FRACTIONS[folded(match.group("den")).rstrip("s")]
         value = (numerator / denominator).quantize(Decimal("0.0001")).normalize()
         number = Number(
             value=value, text=match.group(0), start=match.start(), end=match.end(), word=True, fraction=True
