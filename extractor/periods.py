@@ -25,15 +25,21 @@ DATE_RE = re.compile(
 )
 
 
+def calendar_day(year: int, month: int, day: int) -> date | None:
+    """The date, or None where the calendar has none (February 30, a 13th month): a printed date can be wrong."""
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
 def find_dates(text: str) -> list[tuple[date, int, int]]:
     """Every 'February 29, 2020' / 'Jul. 31, 2018' in the text, with its span."""
     found = []
     for match in DATE_RE.finditer(text):
-        try:
-            day = date(int(match["year"]), MONTHS[folded(match["month"])], int(match["day"]))
-        except ValueError:
-            continue
-        found.append((day, match.start(), match.end()))
+        day = calendar_day(int(match["year"]), MONTHS[folded(match["month"])], int(match["day"]))
+        if day is not None:
+            found.append((day, match.start(), match.end()))
     return found
 
 

@@ -8,6 +8,7 @@ from datetime import date
 
 from extractor.document import DocumentMetadata
 from extractor.patterns import deferred
+from extractor.periods import calendar_day
 from extractor.sections import STOCK_COMP_TITLE
 
 _DOCUMENT_RE = deferred(r"<DOCUMENT>(.*?)(?:</DOCUMENT>|\Z)", re.DOTALL | re.IGNORECASE)
@@ -51,12 +52,7 @@ def submission_metadata(text: str, warnings: list[str]) -> DocumentMetadata:
 
 def _yyyymmdd(value: str) -> date | None:
     match = _YYYYMMDD.fullmatch(value)
-    if match is None:
-        return None
-    try:
-        return date(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:  # 20200230
-        return None
+    return calendar_day(int(match[1]), int(match[2]), int(match[3])) if match else None  # None for 20200230 too
 
 
 _YYYYMMDD = deferred(r"(\d{4})(\d{2})(\d{2})")

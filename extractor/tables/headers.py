@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from extractor.numbers import scale_exponent
 from extractor.patterns import folded
-from extractor.periods import MONTH_NAMES, MONTHS, find_dates
+from extractor.periods import MONTH_NAMES, MONTHS, calendar_day, find_dates
 
 # What a column measures, checked in order on the header's levels, lowest level first.
 MEASURES: list[tuple[str, re.Pattern[str]]] = [
@@ -58,10 +58,8 @@ def header_dates(text: str) -> list[date]:
     for match in _NUMERIC_DATE.finditer(text):
         month, day, year = int(match[1]), int(match[2]), int(match[3])
         year += 2000 if year < 100 else 0
-        try:
-            found.append(date(year, month, day))
-        except ValueError:
-            continue
+        if (day_printed := calendar_day(year, month, day)) is not None:
+            found.append(day_printed)
     return found
 
 

@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 
 from extractor.patterns import folded, initials
-from extractor.periods import MONTH_NAMES, MONTHS, FiscalCalendar, months_before
+from extractor.periods import MONTH_NAMES, MONTHS, FiscalCalendar, calendar_day, months_before
 
 _MONTH = r"(?P<month>" + MONTH_NAMES + r")\.?"
 _YEARS = r"(?P<years>(?:19|20)\d\d(?:\s*,?\s*(?:and\s+|or\s+)?(?:19|20)\d\d)*)"
@@ -115,13 +115,6 @@ class DatePhrase:
     periods: tuple[Span, ...]
 
 
-def _day(year: int, month: int, day: int) -> date | None:
-    try:
-        return date(year, month, day)
-    except ValueError:
-        return None
-
-
 def find_phrases(sentence: str, calendar: FiscalCalendar) -> list[DatePhrase]:
     """Every date phrase of the sentence, in order, with its periods."""
     return list(_phrases(sentence, calendar))
@@ -159,7 +152,7 @@ def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
         return [Span(end=date.min, instant=True)]  # resolved by the caller to the latest fiscal period end
     if kind in ("months_ended", "weeks_ended", "years_ended", "day_list"):
         month, day = MONTHS[folded(groups["month"])], int(groups["day"])
-        ends = [d for y in years if (d := _day(y, month, day))]
+        ends = [d for y in years if (d := calendar_day(y, month, day))]
         if kind == "months_ended":
             span = _SPAN_WORDS[folded(groups["span"])]
             return [Span(end=d, start=months_before(d, span)) for d in ends]
