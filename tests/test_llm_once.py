@@ -29,7 +29,7 @@ from extractor.backends.llm import LLMBackend, _worth_a_reask
 from extractor.bulk import work
 from extractor.bulk.work import Job, Rendered, Step, handle
 from extractor.extraction import Extraction
-from extractor.llm import model_checks
+from extractor.llm import model_checks, response_model
 from extractor.llm.config import LLMConfig
 from extractor.llm.response_model import quoted_view
 from extractor.loaders import load
@@ -343,3 +343,58 @@ def test_compute_returns_what_the_function_returns_or_raises_in_the_callers_cont
 
     value, thread = asyncio.run(both())
     assert value == "caller's" and thread.startswith("compute")
+
+
+def test_the_computing_thread_takes_the_oldest_documents_work_first():
+    """A worker handed many documents at once prepares the first one's request before reading the rest: work
+    waiting for the thread is taken by the age of its document (compute.first_come), not by when it was asked."""
+    import contextvars
+
+    from extractor.bulk.compute import compute, first_come
+
+    ran: list[str] = []
+    busy, free = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        busy.set()
+        free.wait(5)
+
+    async def main() -> None:
+        blocker = asyncio.ensure_future(compute(hold))
+        await asyncio.get_running_loop().run_in_executor(None, busy.wait, 5)  # the thread is busy from here on
+        documents = {name: contextvars.copy_context() for name in "abc"}
+        for context in documents.values():
+            context.run(first_come)  # the documents start in the order a, b, c
+        # the youngest asks first and the oldest last; each task queues its work at its first step, and the
+        # three first steps run before this coroutine resumes (the loop runs ready callbacks in order)
+        asked = [asyncio.create_task(compute(ran.append, name), context=documents[name]) for name in "cba"]
+        await asyncio.sleep(0)
+        free.set()
+        await asyncio.gather(blocker, *asked)
+
+    asyncio.run(main())
+    assert ran == ["a", "b", "c"]
+
+
+def test_a_worker_builds_the_answer_schema_before_its_first_document(server, monkeypatch):
+    """Building the note's answer model and its JSON schema is start-up work: a worker does it when it is
+    prepared, so its first request does not wait for it (nor every request queued behind it)."""
+    from pydantic import BaseModel
+
+    built: Counter[str] = Counter()
+    schema = BaseModel.model_json_schema.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[BaseModel], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        built[cls.__name__] += 1
+        return schema(cls, *args, **kwargs)
+
+    monkeypatch.setattr(BaseModel, "model_json_schema", classmethod(counted))
+    server.script += [tool_reply(answer()), tool_reply(answer())]
+    for in_worker, expected in ((False, 1), (True, 0)):
+        quoted_view.cache_clear()  # a new view class: instructor's schema cache (per class) is cold
+        response_model._view.cache_clear()
+        step = Step(BackendName.llm, llm_config=settings(server))
+        step.prepare(requests=2 if in_worker else None)
+        built.clear()
+        run_one(SEED, step)
+        assert built["StockCompensationNote"] == expected, in_worker

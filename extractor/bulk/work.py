@@ -21,7 +21,7 @@ from extractor.attempt import INTERNAL_ERROR
 from extractor.backends import hybrid, rules
 from extractor.backends.choice import BackendName
 from extractor.backends.llm import LLMBackend
-from extractor.bulk.compute import compute
+from extractor.bulk.compute import compute, first_come
 from extractor.bulk.manifest import Finished, Status
 from extractor.bulk.outputs import csv_rows
 from extractor.document import Document, LoadError
@@ -118,8 +118,8 @@ class Step:
 
     def prepare(self, requests: int | None = None) -> None:
         """Make the LLM client (once per process), with at most `requests` of its requests at the endpoint
-        at once (a worker's share of --concurrency) and its computing in the worker's thread (compute.py);
-        raises what a bad prompt or key raises."""
+        at once (a worker's share of --concurrency), its computing in the worker's thread (compute.py) and
+        what every request needs built before the first (LLMBackend.warm); raises what a bad prompt or key raises."""
         if self.llm_config is not None and self._llm is None:
             answers: RequestRecorder | BatchAnswers | None = None
             if self.export:
@@ -131,6 +131,8 @@ class Step:
             self._llm = LLMBackend(
                 self.llm_config, clients=clients, requests=requests, compute=compute if in_worker else None
             )
+            if in_worker:
+                self._llm.warm()
 
     @property
     def llm(self) -> LLMBackend:
@@ -199,7 +201,9 @@ async def within_limit(job: Job, step: Step, handler: Callable[[Job, Step], Any]
 
 async def work_on(job: Job, step: Step, handler: Callable[[Job, Step], Any] = handle) -> Rendered | Stop:
     """The job's outcome in a worker, within its time limit; whatever the handler did not expect (even a
-    cancellation) is the job's failure record, never a worker's end."""
+    cancellation) is the job's failure record, never a worker's end. Its computing comes after that of the
+    jobs the worker began before it (compute.first_come)."""
+    first_come()
     try:
         return await (within_limit(job, step, handler) if step.doc_timeout is not None else handler(job, step))
     except BaseException as error:
