@@ -398,3 +398,43 @@ def test_a_worker_builds_the_answer_schema_before_its_first_document(server, mon
         built.clear()
         run_one(SEED, step)
         assert built["StockCompensationNote"] == expected, in_worker
+
+
+@pytest.mark.parametrize("mode", ["json_schema", "json", "md_json"])
+def test_the_answer_schema_is_built_once_per_view_in_every_mode(server, monkeypatch, mode):
+    """instructor asks for the response model's JSON schema on every request in these modes (tools mode has its
+    own cache): a view builds it once, and every request carries the schema pydantic builds."""
+    from pydantic import BaseModel
+    from pydantic.json_schema import GenerateJsonSchema
+
+    generated: Counter[str] = Counter()
+    generate = GenerateJsonSchema.generate
+
+    def counted(self: GenerateJsonSchema, *args: Any, **kwargs: Any) -> Any:
+        generated["schema"] += 1
+        return generate(self, *args, **kwargs)
+
+    monkeypatch.setattr(GenerateJsonSchema, "generate", counted)
+    content = json.dumps(answer())
+    reply = tool_reply(answer())
+    reply.body["choices"][0]["message"] = {
+        "role": "assistant",
+        "content": f"```json\n{content}\n```" if mode == "md_json" else content,
+    }
+    reply.body["choices"][0]["finish_reason"] = "stop"
+    server.script += [reply, reply, reply]
+    response_model._view.cache_clear()  # a view no earlier test built a schema for
+    quoted_view.cache_clear()
+    step = Step(BackendName.llm, llm_config=settings(server, mode=mode))
+    records = [json.loads(run_one(SEED, step).record or "") for _ in range(3)]
+    assert generated["schema"] == 1
+    assert all(record["extraction"]["note"] == records[0]["extraction"]["note"] for record in records)
+    view = quoted_view(StockCompensationNote)
+    fresh = BaseModel.model_json_schema.__func__(view)  # type: ignore[attr-defined]  # pydantic's own, not kept
+    for body in server.requests:  # the schema as each mode sends it
+        if mode == "json_schema":
+            assert body["response_format"]["json_schema"]["schema"] == fresh
+        else:
+            assert json.dumps(fresh, indent=2, ensure_ascii=False) in body["messages"][0]["content"]
+    view.model_json_schema()["properties"].clear()  # a caller's copy: changing it changes nothing kept
+    assert view.model_json_schema() == fresh
