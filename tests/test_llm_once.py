@@ -376,7 +376,55 @@ def test_the_computing_thread_takes_the_oldest_documents_work_first():
     assert ran == ["a", "b", "c"]
 
 
-def test_a_worker_builds_the_answer_schema_before_its_first_document(server, monkeypatch):
+def test_a_computation_that_raises_stop_iteration_fails_instead_of_hanging():
+    """asyncio cannot set StopIteration on a future: passed on as it was, the awaiting document waited forever.
+    (Checked on the thread's own future, with a time limit, so that a regression fails instead of hanging.)"""
+    from extractor.bulk.compute import _Thread
+
+    thread = _Thread()
+    error = thread.submit(0, lambda: next(iter([]))).exception(timeout=10)
+    assert isinstance(error, RuntimeError) and "StopIteration" in str(error)
+    assert thread.submit(0, lambda: sum([1, 2])).result(timeout=10) == 3  # the thread goes on
+
+    async def awaited() -> None:
+        from extractor.bulk.compute import compute
+
+        with pytest.raises(RuntimeError, match="StopIteration"):
+            await compute(next, iter([]))
+
+    asyncio.run(awaited())
+
+
+def test_a_computation_still_queued_when_its_document_is_cancelled_never_runs():
+    """A document past its time limit while its work waits for the thread: the work is dropped, not run for a
+    record already reported stopped."""
+    from extractor.bulk.compute import compute
+
+    ran: list[str] = []
+    busy, free = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        busy.set()
+        free.wait(5)
+
+    async def main() -> None:
+        blocker = asyncio.ensure_future(compute(hold))
+        await asyncio.get_running_loop().run_in_executor(None, busy.wait, 5)
+        queued = asyncio.ensure_future(compute(ran.append, "dropped"))
+        await asyncio.sleep(0)  # queued behind the blocker
+        queued.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await queued
+        free.set()
+        await blocker
+        await compute(ran.append, "later")
+
+    asyncio.run(main())
+    assert ran == ["later"]
+
+
+@pytest.mark.parametrize("mode", ["tools", "json_schema"])
+def test_a_worker_builds_the_answer_schema_before_its_first_document(server, monkeypatch, mode):
     """Building the note's answer model and its JSON schema is start-up work: a worker does it when it is
     prepared, so its first request does not wait for it (nor every request queued behind it)."""
     from pydantic import BaseModel
@@ -389,15 +437,28 @@ def test_a_worker_builds_the_answer_schema_before_its_first_document(server, mon
         return schema(cls, *args, **kwargs)
 
     monkeypatch.setattr(BaseModel, "model_json_schema", classmethod(counted))
-    server.script += [tool_reply(answer()), tool_reply(answer())]
+    server.script += [reply_in(mode), reply_in(mode)]
     for in_worker, expected in ((False, 1), (True, 0)):
         quoted_view.cache_clear()  # a new view class: instructor's schema cache (per class) is cold
         response_model._view.cache_clear()
-        step = Step(BackendName.llm, llm_config=settings(server))
+        step = Step(BackendName.llm, llm_config=settings(server, mode=mode))
         step.prepare(requests=2 if in_worker else None)
         built.clear()
         run_one(SEED, step)
         assert built["StockCompensationNote"] == expected, in_worker
+
+
+def reply_in(mode: str) -> Any:
+    """Seed 002's scripted answer as the mode carries it: a tool call, or the message's text."""
+    reply = tool_reply(answer())
+    if mode != "tools":
+        content = json.dumps(answer())
+        reply.body["choices"][0]["message"] = {
+            "role": "assistant",
+            "content": f"```json\n{content}\n```" if mode == "md_json" else content,
+        }
+        reply.body["choices"][0]["finish_reason"] = "stop"
+    return reply
 
 
 @pytest.mark.parametrize("mode", ["json_schema", "json", "md_json"])
@@ -415,14 +476,7 @@ def test_the_answer_schema_is_built_once_per_view_in_every_mode(server, monkeypa
         return generate(self, *args, **kwargs)
 
     monkeypatch.setattr(GenerateJsonSchema, "generate", counted)
-    content = json.dumps(answer())
-    reply = tool_reply(answer())
-    reply.body["choices"][0]["message"] = {
-        "role": "assistant",
-        "content": f"```json\n{content}\n```" if mode == "md_json" else content,
-    }
-    reply.body["choices"][0]["finish_reason"] = "stop"
-    server.script += [reply, reply, reply]
+    server.script += [reply_in(mode), reply_in(mode), reply_in(mode)]
     response_model._view.cache_clear()  # a view no earlier test built a schema for
     quoted_view.cache_clear()
     step = Step(BackendName.llm, llm_config=settings(server, mode=mode))

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, TypeVar
 
-from instructor import OpenAISchema
 from pydantic import BaseModel, ValidationError
 
 from extractor import __version__
@@ -81,14 +80,15 @@ class LLMBackend:
         return self._clients
 
     def warm(self) -> None:
-        """Build now what every document's request needs and no document changes: the note's answer model and,
-        in tools mode, instructor's JSON schema of it (~25 ms of CPU). A bulk worker calls this before it says it
-        is ready; else its first document paid for it, and every request the worker had queued waited behind it."""
+        """Build now what every whole-note request needs and no document changes: the note's answer model and
+        its JSON schema as the mode sends it (~25 ms of CPU). A bulk worker of the LLM backend calls this before
+        it says it is ready; else its first document paid for it, and every request queued behind it waited."""
         if self.prompt.unit == "block":
             return  # a block's answer model is made for that block
         view = quoted_view(StockCompensationNote)
-        if self.config.mode is StructuredMode.tools and issubclass(view, OpenAISchema):
-            view.openai_schema  # noqa: B018  # instructor caches it per class; the first request reads it
+        view.model_json_schema()  # kept by the view: what the json_schema, json and md_json modes send
+        if self.config.mode is StructuredMode.tools:
+            view.openai_schema  # noqa: B018  # instructor keeps it per class; the first request reads it
 
     def extract(self, document: Document, blocks: Spans | None = None, validated: bool = False) -> Extraction:
         """Extract one document; with `blocks`, only the tables and paragraphs overlapping those spans, one

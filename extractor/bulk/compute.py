@@ -14,6 +14,7 @@ next step queued behind every younger document's.
 A computation cannot be interrupted. A document cancelled during one (its time limit) waits for it
 to end, as it did on the loop, where it held everything: a pathological one is still killed with
 its worker at the deadline (workers.py), not left running while the document is reported stopped.
+A computation still waiting for the thread when its document is cancelled is dropped.
 """
 
 from __future__ import annotations
@@ -55,12 +56,14 @@ class _Thread:
     def _serve(self) -> None:
         while True:
             _, _, work, future = self._work.get()
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(work())
-            except BaseException as error:  # the awaiting task raises it
-                future.set_exception(error)
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(work())
+                except StopIteration as error:  # asyncio cannot carry it (the awaiting task would wait forever)
+                    future.set_exception(RuntimeError(f"the computation raised {error!r}"))
+                except BaseException as error:  # the awaiting task raises it
+                    future.set_exception(error)
+            del work, future  # a finished document's objects are not kept until the next one comes
 
 
 _thread: _Thread | None = None  # made in the worker that uses it, never before a fork
@@ -72,13 +75,14 @@ async def compute(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     if _thread is None:
         _thread = _Thread()
     context = contextvars.copy_context()
-    future = asyncio.wrap_future(_thread.submit(_rank.get(), lambda: context.run(func, *args, **kwargs)))
+    queued = _thread.submit(_rank.get(), lambda: context.run(func, *args, **kwargs))
+    future = asyncio.wrap_future(queued)
     cancelled = False
     while not future.done():
         try:
             await asyncio.shield(future)
         except asyncio.CancelledError:
-            if future.cancelled():  # the loop is closing
+            if queued.cancel():  # it had not started: it never will
                 raise
             cancelled = True  # let the computation end; then the cancellation goes on
     if cancelled:

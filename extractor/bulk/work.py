@@ -131,7 +131,7 @@ class Step:
             self._llm = LLMBackend(
                 self.llm_config, clients=clients, requests=requests, compute=compute if in_worker else None
             )
-            if in_worker:
+            if in_worker and self.backend is BackendName.llm:  # hybrid asks about blocks, not the whole note
                 self._llm.warm()
 
     @property

@@ -92,7 +92,7 @@ def quoted_view(
     only: frozenset[str] | None = None,
     max_items: int | None = None,
     quotes: tuple[str, ...] | None = None,
-) -> type[BaseModel]:
+) -> type[AnswerSchema]:
     """`model` with Amount replaced by QuotedAmount at any depth; `only` keeps just those top-level fields;
     `max_items` caps every list (JSON schema maxItems, which constrained decoding enforces: a small model
     asked about a six-row table cannot write sixty rows); `quotes` limits every quote to those strings
@@ -102,7 +102,8 @@ def quoted_view(
     cached JSON schema, instead of wrapping it in a new class and building the schema per request
     (AnswerSchema keeps it in the modes where instructor does not).
     """
-    return _view(model, only, AnswerSchema, max_items, cell_amount(quotes) if quotes else QuotedAmount)
+    view = _view(model, only, AnswerSchema, max_items, cell_amount(quotes) if quotes else QuotedAmount)
+    return typing.cast("type[AnswerSchema]", view)
 
 
 class _ListBound(TypedDict, total=False):
