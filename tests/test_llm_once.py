@@ -9,10 +9,12 @@ validation.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import weakref
 from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -345,6 +347,26 @@ def test_compute_returns_what_the_function_returns_or_raises_in_the_callers_cont
     assert value == "caller's" and thread.startswith("compute")
 
 
+@contextlib.asynccontextmanager
+async def computing_thread_held() -> AsyncIterator[None]:
+    """The worker's computing thread kept busy for the block: work asked for meanwhile waits in its queue."""
+    from extractor.bulk.compute import compute
+
+    busy, free = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        busy.set()
+        free.wait(5)
+
+    blocker = asyncio.ensure_future(compute(hold))
+    await asyncio.get_running_loop().run_in_executor(None, busy.wait, 5)  # the thread is busy from here on
+    try:
+        yield
+    finally:
+        free.set()
+        await blocker
+
+
 def test_the_computing_thread_takes_the_oldest_documents_work_first():
     """A worker handed many documents at once prepares the first one's request before reading the rest: work
     waiting for the thread is taken by the age of its document (compute.first_come), not by when it was asked."""
@@ -353,24 +375,17 @@ def test_the_computing_thread_takes_the_oldest_documents_work_first():
     from extractor.bulk.compute import compute, first_come
 
     ran: list[str] = []
-    busy, free = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        busy.set()
-        free.wait(5)
 
     async def main() -> None:
-        blocker = asyncio.ensure_future(compute(hold))
-        await asyncio.get_running_loop().run_in_executor(None, busy.wait, 5)  # the thread is busy from here on
-        documents = {name: contextvars.copy_context() for name in "abc"}
-        for context in documents.values():
-            context.run(first_come)  # the documents start in the order a, b, c
-        # the youngest asks first and the oldest last; each task queues its work at its first step, and the
-        # three first steps run before this coroutine resumes (the loop runs ready callbacks in order)
-        asked = [asyncio.create_task(compute(ran.append, name), context=documents[name]) for name in "cba"]
-        await asyncio.sleep(0)
-        free.set()
-        await asyncio.gather(blocker, *asked)
+        async with computing_thread_held():
+            documents = {name: contextvars.copy_context() for name in "abc"}
+            for context in documents.values():
+                context.run(first_come)  # the documents start in the order a, b, c
+            # the youngest asks first and the oldest last; each task queues its work at its first step, and the
+            # three first steps run before this coroutine resumes (the loop runs ready callbacks in order)
+            asked = [asyncio.create_task(compute(ran.append, name), context=documents[name]) for name in "cba"]
+            await asyncio.sleep(0)
+        await asyncio.gather(*asked)
 
     asyncio.run(main())
     assert ran == ["a", "b", "c"]
@@ -401,22 +416,14 @@ def test_a_computation_still_queued_when_its_document_is_cancelled_never_runs():
     from extractor.bulk.compute import compute
 
     ran: list[str] = []
-    busy, free = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        busy.set()
-        free.wait(5)
 
     async def main() -> None:
-        blocker = asyncio.ensure_future(compute(hold))
-        await asyncio.get_running_loop().run_in_executor(None, busy.wait, 5)
-        queued = asyncio.ensure_future(compute(ran.append, "dropped"))
-        await asyncio.sleep(0)  # queued behind the blocker
-        queued.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await queued
-        free.set()
-        await blocker
+        async with computing_thread_held():
+            queued = asyncio.ensure_future(compute(ran.append, "dropped"))
+            await asyncio.sleep(0)  # queued behind the work holding the thread
+            queued.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await queued
         await compute(ran.append, "later")
 
     asyncio.run(main())
