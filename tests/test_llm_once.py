@@ -431,28 +431,39 @@ def test_a_computation_still_queued_when_its_document_is_cancelled_never_runs():
 
 
 @pytest.mark.parametrize("mode", ["tools", "json_schema"])
-def test_a_worker_builds_the_answer_schema_before_its_first_document(server, monkeypatch, mode):
+def test_a_worker_builds_the_answer_schema_before_its_first_document(server, schema_builds, mode):
     """Building the note's answer model and its JSON schema is start-up work: a worker does it when it is
     prepared, so its first request does not wait for it (nor every request queued behind it)."""
-    from pydantic import BaseModel
-
-    built: Counter[str] = Counter()
-    schema = BaseModel.model_json_schema.__func__  # type: ignore[attr-defined]
-
-    def counted(cls: type[BaseModel], *args: Any, **kwargs: Any) -> dict[str, Any]:
-        built[cls.__name__] += 1
-        return schema(cls, *args, **kwargs)
-
-    monkeypatch.setattr(BaseModel, "model_json_schema", classmethod(counted))
     server.script += [reply_in(mode), reply_in(mode)]
     for in_worker, expected in ((False, 1), (True, 0)):
-        quoted_view.cache_clear()  # a new view class: instructor's schema cache (per class) is cold
-        response_model._view.cache_clear()
+        fresh_views()
         step = Step(BackendName.llm, llm_config=settings(server, mode=mode))
         step.prepare(requests=2 if in_worker else None)
-        built.clear()
+        schema_builds.clear()
         run_one(SEED, step)
-        assert built["StockCompensationNote"] == expected, in_worker
+        assert schema_builds["schema"] == expected, in_worker
+
+
+@pytest.fixture
+def schema_builds(monkeypatch) -> Counter[str]:
+    """Every JSON schema pydantic builds, counted under "schema"."""
+    from pydantic.json_schema import GenerateJsonSchema
+
+    built: Counter[str] = Counter()
+    generate = GenerateJsonSchema.generate
+
+    def counted(self: GenerateJsonSchema, *args: Any, **kwargs: Any) -> Any:
+        built["schema"] += 1
+        return generate(self, *args, **kwargs)
+
+    monkeypatch.setattr(GenerateJsonSchema, "generate", counted)
+    return built
+
+
+def fresh_views() -> None:
+    """Forget the views built so far: the next is a new class, whose kept schema and instructor's are cold."""
+    quoted_view.cache_clear()
+    response_model._view.cache_clear()
 
 
 def reply_in(mode: str) -> Any:
@@ -469,26 +480,16 @@ def reply_in(mode: str) -> Any:
 
 
 @pytest.mark.parametrize("mode", ["json_schema", "json", "md_json"])
-def test_the_answer_schema_is_built_once_per_view_in_every_mode(server, monkeypatch, mode):
+def test_the_answer_schema_is_built_once_per_view_in_every_mode(server, schema_builds, mode):
     """instructor asks for the response model's JSON schema on every request in these modes (tools mode has its
     own cache): a view builds it once, and every request carries the schema pydantic builds."""
     from pydantic import BaseModel
-    from pydantic.json_schema import GenerateJsonSchema
 
-    generated: Counter[str] = Counter()
-    generate = GenerateJsonSchema.generate
-
-    def counted(self: GenerateJsonSchema, *args: Any, **kwargs: Any) -> Any:
-        generated["schema"] += 1
-        return generate(self, *args, **kwargs)
-
-    monkeypatch.setattr(GenerateJsonSchema, "generate", counted)
     server.script += [reply_in(mode), reply_in(mode), reply_in(mode)]
-    response_model._view.cache_clear()  # a view no earlier test built a schema for
-    quoted_view.cache_clear()
+    fresh_views()  # a view no earlier test built a schema for
     step = Step(BackendName.llm, llm_config=settings(server, mode=mode))
     records = [json.loads(run_one(SEED, step).record or "") for _ in range(3)]
-    assert generated["schema"] == 1
+    assert schema_builds["schema"] == 1
     assert all(record["extraction"]["note"] == records[0]["extraction"]["note"] for record in records)
     view = quoted_view(StockCompensationNote)
     fresh = BaseModel.model_json_schema.__func__(view)  # type: ignore[attr-defined]  # pydantic's own, not kept
