@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from extractor.patterns import folded
+from extractor.regex_cache import regex
 
 SCALE_WORDS: dict[str, int] = {
     "thousand": 3,
@@ -43,10 +44,10 @@ WORD_NUMBERS: dict[str, int] = {
 
 # Digits with thousands separators and decimals: "6,994", "57.96", ".5".
 DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+"
-PLAIN_NUMBER = re.compile(DIGITS)  # fullmatch: a text that is digits only (a span as the rules backend records it)
+PLAIN_NUMBER = regex(DIGITS)  # fullmatch: a text that is digits only (a span as the rules backend records it)
 # One printed number: optional "(" and "$", digits with thousands separators, decimals,
 # optional "%" and ")". Signs and currency are reported, not folded into the digits.
-NUMBER_RE = re.compile(
+NUMBER_RE = regex(
     # Spaces only after a "$" or "(", never before optional parts: a run of spaces (aligned text)
     # then fails at once instead of being split every way between three optional \s*. Every match starts
     # with "$", "(", a sign, a digit or ".": a position without one is passed over by one test, not four.
@@ -104,9 +105,9 @@ def parse_word_number(word: str) -> Decimal | None:
     return parsed.magnitude if parsed else None
 
 
-_SCALE_WORD = re.compile(r"\b(thousands?|millions?|billions?)\b", re.IGNORECASE)
-_SCALE_WORD_AFTER = re.compile(r"\s*(thousands?|millions?|billions?)\b", re.IGNORECASE)
-_MONTHS_AFTER = re.compile(r"[\s-]*months?\b", re.IGNORECASE)
+_SCALE_WORD = regex(r"\b(thousands?|millions?|billions?)\b", re.IGNORECASE)
+_SCALE_WORD_AFTER = regex(r"\s*(thousands?|millions?|billions?)\b", re.IGNORECASE)
+_MONTHS_AFTER = regex(r"[\s-]*months?\b", re.IGNORECASE)
 
 
 def scale_exponent(text: str) -> int | None:

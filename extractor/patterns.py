@@ -9,13 +9,15 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, cast
 
+from extractor.regex_cache import regex
+
 
 def any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
     """One case-blind pattern matching wherever any of `patterns` does: a single scan that rules most texts out
     before each pattern is tried in turn. None when the patterns cannot be joined (a lexicon entry with its own
     named groups or inline flags); callers then try each one."""
     try:
-        return re.compile("|".join(f"(?:{p.pattern})" for p in patterns), re.I)
+        return regex("|".join(f"(?:{p.pattern})" for p in patterns), re.I)
     except re.error:
         return None
 
@@ -146,7 +148,7 @@ class Screened:
     @property
     def pattern(self) -> re.Pattern[str]:
         if self._pattern is None:
-            self._pattern = re.compile(self.source, self.flags)
+            self._pattern = regex(self.source, self.flags)
         return self._pattern
 
 
@@ -167,7 +169,7 @@ class _Deferred:
     def __getattr__(self, name: str) -> Any:  # only for a missing attribute: the first use of a method
         if name.startswith("__"):  # copy and pickle asking for hooks
             raise AttributeError(name)
-        compiled = re.compile(self.pattern, self._flags)
+        compiled = regex(self.pattern, self._flags)
         for attribute in (*_METHODS, "flags", "groups", "groupindex"):  # the compiled pattern's, from now on
             setattr(self, attribute, getattr(compiled, attribute))
         return getattr(compiled, name)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from extractor.patterns import folded, initials
+from extractor.regex_cache import regex
 from extractor.schemas.values import Period
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -19,7 +20,7 @@ MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))  # longest first: 
 # A lookahead for the first letters of the months: Python tries a case-blind pattern at every position of the
 # text (it finds no literal prefix in one); the one-character test rules most positions out at once.
 _MONTH_START = f"(?={initials(MONTHS)})"
-DATE_RE = re.compile(
+DATE_RE = regex(
     _MONTH_START + r"\b(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2}),?\s+(?P<year>(?:19|20)\d\d)\b",
     re.I,
 )
@@ -95,11 +96,9 @@ class FiscalCalendar:
 
 _MD = r"(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2})\b"
 # "for the fiscal years ended January 31", "year ended December 31, 2024": how a filing names its year end
-_YEAR_ENDED = re.compile(r"(?=[fy])\b(?:fiscal\s+)?years?\s+end(?:ed|ing)(?:\s+on)?[:,]?\s+" + _MD, re.I)
+_YEAR_ENDED = regex(r"(?=[fy])\b(?:fiscal\s+)?years?\s+end(?:ed|ing)(?:\s+on)?[:,]?\s+" + _MD, re.I)
 # the dates a filing reports at: "ended June 30, 2025", "as of December 31, 2024", "at January 31, 2025"
-_REPORTED = re.compile(
-    r"(?=[eat])\b(?:ended|ending|as of|at|through)\s+(?=(?:" + MONTH_NAMES + r")\.?\s+\d{1,2}\b)", re.I
-)
+_REPORTED = regex(r"(?=[eat])\b(?:ended|ending|as of|at|through)\s+(?=(?:" + MONTH_NAMES + r")\.?\s+\d{1,2}\b)", re.I)
 
 
 @dataclass(frozen=True)

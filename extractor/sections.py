@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from extractor.document import Document, LoadError, NoteSpan
 from extractor.patterns import deferred
+from extractor.regex_cache import regex
 from extractor.tables import layout
 
 # A title that names stock compensation (also how an EDGAR submission picks its R page).
@@ -22,12 +23,12 @@ STOCK_COMP_TITLE = deferred(
 )
 _MAX_HEADING = 120  # a heading is a short line; prose lines run longer
 # "Note 13. Stockholders' Equity", "NOTE 11 - STOCK-BASED COMPENSATION", "Note K – Stock Plans", "Note 11" (title on the next line)
-_NOTE = re.compile(r"note\s+(\d{1,2}|(?-i:[A-Z])(?![A-Za-z]))(?:[A-Z]\b)?\s*[-–—:.]?\s*(.*)", re.IGNORECASE)
-_DOT = re.compile(r"(\d{1,2})\.\s*([A-Za-z].*)")  # "11. Share-Based Compensation", "11.\xa0\xa0Share-Based ..."
-_PAREN = re.compile(r"\((\d{1,2})\)\s*([A-Za-z].*)")  # "(12) Stock-Based Compensation"
-_LETTER = re.compile(r"([A-Z])\.\s+([A-Za-z].*)")  # "K. Stock Compensation Plans" (only as part of an A, B, C... run)
-_ITEM = re.compile(r"item\s+(\d{1,2})[A-Z]?\b", re.IGNORECASE)  # "Item 8." ends any note before it
-_SIGNATURES = re.compile(r"signatures?|exhibit index", re.IGNORECASE)
+_NOTE = regex(r"note\s+(\d{1,2}|(?-i:[A-Z])(?![A-Za-z]))(?:[A-Z]\b)?\s*[-–—:.]?\s*(.*)", re.IGNORECASE)
+_DOT = regex(r"(\d{1,2})\.\s*([A-Za-z].*)")  # "11. Share-Based Compensation", "11.\xa0\xa0Share-Based ..."
+_PAREN = regex(r"\((\d{1,2})\)\s*([A-Za-z].*)")  # "(12) Stock-Based Compensation"
+_LETTER = regex(r"([A-Z])\.\s+([A-Za-z].*)")  # "K. Stock Compensation Plans" (only as part of an A, B, C... run)
+_ITEM = regex(r"item\s+(\d{1,2})[A-Z]?\b", re.IGNORECASE)  # "Item 8." ends any note before it
+_SIGNATURES = regex(r"signatures?|exhibit index", re.IGNORECASE)
 _KEYWORDS = deferred(
     r"\b(?:options?|grant(?:s|ed)?|exercis(?:ed|able)|exercise price|vest(?:ed|ing)|nonvested|forfeit(?:ed|ures?)|"
     r"expired|restricted (?:stock|share)s?|(?:stock|share)[- ]based|fair value|intrinsic value|awards?|"
@@ -52,8 +53,8 @@ _MIN_HOLDER_HITS = 15  # ... and a combined note must show: grants, vesting, fai
 # patterns' own IGNORECASE, so every character those letters match case-insensitively matches here too), a digit,
 # "(", or a capital and a period.
 _STARTS = r"[^\S\n]*(?:(?i:[nise])|\d|\(|[A-Z]\.)"
-_HEADING_START = re.compile(_STARTS)
-_HEADING_START_AFTER = re.compile("\n" + _STARTS)
+_HEADING_START = regex(_STARTS)
+_HEADING_START_AFTER = regex("\n" + _STARTS)
 _MIN_RUN = 3  # numbered headings in a row that make a document a whole filing (with no Items printed)
 
 

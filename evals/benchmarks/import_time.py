@@ -5,8 +5,9 @@ Prints the median wall time of each command over RUNS fresh processes, an empty 
 ratios to `python -c "import pydantic"`, all measured in this run; and the same for CPU time (user + system),
 which other processes on a shared machine disturb less than wall time. The commands take turns within each
 round, so a load change on the machine touches all of them alike. Bytecode is written and one warm-up
-round runs first: an installed package has its .pyc files, so the figures do not include compiling the
-sources (PYTHONDONTWRITEBYTECODE is dropped for the children).
+round runs first: an installed package has its .pyc files, and after its first run the programs of its regexes
+(extractor.regex_cache), so the figures include compiling neither (PYTHONDONTWRITEBYTECODE, which turns both
+off, is dropped for the children).
 
     python evals/benchmarks/import_time.py [--runs 15]
 """
@@ -57,7 +58,7 @@ def medians(timed: dict[str, list[str]], runs: int) -> tuple[dict[str, float], d
         for label, command in timed.items():
             before, started = _children_cpu(), time.perf_counter()
             subprocess.run(command, check=True, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            if round_number:  # round 0 writes the bytecode and warms the file cache
+            if round_number:  # round 0 writes the bytecode and the regex programs, and warms the file cache
                 times[label].append(time.perf_counter() - started)
                 cpu[label].append(_children_cpu() - before)
     return (

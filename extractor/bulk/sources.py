@@ -28,10 +28,11 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from extractor.document import LoadError
+from extractor.regex_cache import regex
 
 MEMBER = "::"  # archive.zip::member/path.htm
 ZIP_MAGIC = b"PK\x03\x04"
-_ESCAPED = re.compile(r"\\(x[0-9a-f]{2}|.)", re.DOTALL)
+_ESCAPED = regex(r"\\(x[0-9a-f]{2}|.)", re.DOTALL)
 _SPECIAL = {
     stat.S_IFIFO: "a FIFO",
     stat.S_IFSOCK: "a socket",

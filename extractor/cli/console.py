@@ -10,14 +10,15 @@ characters, another renderable, options) goes to rich's Console, made on first u
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import TYPE_CHECKING, Any
+
+from extractor.regex_cache import regex
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-_STYLE_TAG = re.compile(r"\[(/?)(red|yellow|green|dim)\]")  # the styles the commands' messages use
+_STYLE_TAG = regex(r"\[(/?)(red|yellow|green|dim)\]")  # the styles the commands' messages use
 
 
 def escape(text: str) -> str:

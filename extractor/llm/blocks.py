@@ -15,16 +15,17 @@ from dataclasses import dataclass
 
 from extractor.document import Document
 from extractor.llm.markdown import flat, table_markdown
+from extractor.regex_cache import regex
 from extractor.schemas.stock_compensation import PART_SIGNALS
 from extractor.tables import Table
 
-_NUMBER = re.compile(r"\d[\d,.]*")
+_NUMBER = regex(r"\d[\d,.]*")
 # Characters llama-cpp-python's schema-to-grammar conversion does not escape in enum strings: a quote
 # holding one makes a grammar the server cannot parse (and, in 0.3.36, a crash). Cell labels drop them
 # (the aligner matches labels loosely); a sentence quote starts after the last one.
-_UNSAFE = re.compile(r'["\\]')
-_WORD = re.compile(r"(?<!\S)\S")  # where each word starts
-_SIGNALS = {part: re.compile(pattern, re.IGNORECASE) for part, pattern in PART_SIGNALS.items()}
+_UNSAFE = regex(r'["\\]')
+_WORD = regex(r"(?<!\S)\S")  # where each word starts
+_SIGNALS = {part: regex(pattern, re.IGNORECASE) for part, pattern in PART_SIGNALS.items()}
 ALL_PARTS = frozenset(PART_SIGNALS)
 
 

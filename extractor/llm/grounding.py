@@ -21,6 +21,7 @@ from typing import Literal
 from extractor.document import Document
 from extractor.llm.response_model import QuotedAmount
 from extractor.numbers import apply_scale, months_after, parse_number, parse_word_number
+from extractor.regex_cache import regex
 from extractor.schemas.values import AlignmentMethod, Amount, SourceSpan, printed_unit
 from extractor.tables import Table
 
@@ -36,10 +37,10 @@ _FOLD = str.maketrans(
         "\u2212": "-",
     }
 )
-_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
-_WORDS = re.compile(r"[a-z]+|\d[\d,.]*")
-_PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b)", re.IGNORECASE)
-_LEADING_NUMBER = re.compile(r"\s*\$?\s*\(?\s*[\d.,]*\d\s*\)?\s*%?")
+_DIGITS = regex(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
+_WORDS = regex(r"[a-z]+|\d[\d,.]*")
+_PERCENT_AFTER = regex(r"\s?(?:%|percent\b)", re.IGNORECASE)
+_LEADING_NUMBER = regex(r"\s*\$?\s*\(?\s*[\d.,]*\d\s*\)?\s*%?")
 FUZZY_MIN = 0.75  # share of the quote's words found around the number
 Finder = Callable[[str, list[tuple[int, int]]], tuple[int, int] | None]  # (quote, places) -> the place it points at
 
@@ -74,8 +75,8 @@ class Alignment:
     why: str = ""
 
 
-_RUNS = re.compile(r"\s+|\S+")
-_SPACES = re.compile(r"\s+")
+_RUNS = regex(r"\s+|\S+")
+_SPACES = regex(r"\s+")
 
 
 def _normalize(text: str) -> tuple[str, list[int]]:
@@ -154,7 +155,7 @@ class Aligner:
     def _places(self, printed: Printed) -> list[tuple[int, int]]:
         """Where the number is printed: same digits and separators first ("2,019" is not the year 2019)."""
         if printed.word is not None:
-            pattern = re.compile(rf"\b{re.escape(printed.word)}\b", re.IGNORECASE)
+            pattern = regex(rf"\b{re.escape(printed.word)}\b", re.IGNORECASE)
             return [(m.start(), m.end()) for m in pattern.finditer(self.text)]
         same = self.numbers.get(printed.magnitude, [])
         exact = [(start, end) for start, end, decimals in same if decimals == printed.decimals]

@@ -6,12 +6,11 @@ label stays next to its numbers, which is what the model quotes back ('Granted |
 
 from __future__ import annotations
 
-import re
-
 from extractor.document import Document
+from extractor.regex_cache import regex
 from extractor.tables import Table
 
-_SPACE = re.compile(r"\s+")
+_SPACE = regex(r"\s+")
 
 
 def flat(text: str) -> str:

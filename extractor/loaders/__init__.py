@@ -10,13 +10,14 @@ from extractor.loaders.cover import with_cover
 from extractor.loaders.dates import parse_header_date
 from extractor.loaders.decode import decode_bytes
 from extractor.loaders.edgar import choose_document, is_submission, split_documents, submission_metadata
+from extractor.regex_cache import regex
 from extractor.sections import NoNoteFound, focus
 
 __all__ = ["load", "load_bytes", "load_text", "LoadError", "NoNoteFound"]
 
-_HTML_RE = re.compile(r"<(html|body|table|div|p|tr|td|span|font)\b", re.IGNORECASE)
+_HTML_RE = regex(r"<(html|body|table|div|p|tr|td|span|font)\b", re.IGNORECASE)
 # "Label      1,234   $ 56.78": a label, two or more spaces, then a number.
-_ALIGNED_ROW_RE = re.compile(r"\S[ \t]{2,}[\$(]?[ \t]*\d", re.MULTILINE)
+_ALIGNED_ROW_RE = regex(r"\S[ \t]{2,}[\$(]?[ \t]*\d", re.MULTILINE)
 
 
 def load(path: str | Path) -> Document:

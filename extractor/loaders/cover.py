@@ -30,13 +30,14 @@ from datetime import date
 from extractor.document import DocumentMetadata
 from extractor.patterns import deferred
 from extractor.periods import find_dates
+from extractor.regex_cache import regex
 
 COVER_CHARS = 15_000  # the cover is the first page: well inside this, whatever the filer's styling
 _AFTER_HEADING = 8_000  # a cover ends this far after the Commission's name at the latest
 _BEFORE_HEADING = 300  # and starts no further before it
 
 # the Commission's name as the cover's heading: a line of its own ("UNITED STATES" and the address may share it)
-_HEADING = re.compile(
+_HEADING = regex(
     r"^[ \t]*(?:united[ \t]+states[ \t]+)?securities[ \t]+and[ \t]+exchange[ \t]+commission\b"
     r"[ \t,]*(?:washington\b[^\n]*)?$",
     re.I | re.M,

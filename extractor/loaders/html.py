@@ -8,7 +8,6 @@ every cell's span in the text, which reads as the table did to a person and to t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,6 +19,7 @@ from lxml import etree
 from extractor.document import DocumentMetadata, LoadError
 from extractor.grid import GridCell, TableGrid
 from extractor.loaders.dates import parse_header_date
+from extractor.regex_cache import regex
 
 BLOCK_TAGS = frozenset(
     [
@@ -58,14 +58,14 @@ BLOCK_TAGS = frozenset(
 CELL_TAGS = frozenset({"td", "th"})
 SKIP_TAGS = frozenset({"script", "style", "head", "noscript", "template"})
 _SPACED_OR_SKIPPED = BLOCK_TAGS | SKIP_TAGS | {"br"}
-_SPACES = re.compile(r"[ \t\r\n\f\v]+")  # not \s: non-breaking spaces are cell content
+_SPACES = regex(r"[ \t\r\n\f\v]+")  # not \s: non-breaking spaces are cell content
 _NOT_ONE_SPACE = ("  ", "\t", "\n", "\r", "\f", "\v")  # what _SPACES would change: a text without them has none
-_NUMERIC = re.compile(r"\d")
+_NUMERIC = regex(r"\d")
 _JOIN_RIGHT = frozenset({"$", "(", "($", "$("})  # joined to the cell after them
 _RANGE_DASHES = frozenset({"-", "\u2013", "to"})
-_JOIN_LEFT = re.compile(r"^(?:\)|%|\)%|%\)|\([a-z]\)|\*+)$")  # joined to the cell before them
+_JOIN_LEFT = regex(r"^(?:\)|%|\)%|%\)|\([a-z]\)|\*+)$")  # joined to the cell before them
 _JOIN_LEFT_FIRST = frozenset(")%(*")  # what every _JOIN_LEFT match starts with
-_JOIN_LEFT_AT_START = re.compile(r"(?:^|\0)[)%(*]")  # a row's cells joined by NUL: some cell could be one
+_JOIN_LEFT_AT_START = regex(r"(?:^|\0)[)%(*]")  # a row's cells joined by NUL: some cell could be one
 
 
 def _hidden(element: etree._Element) -> bool:
@@ -509,8 +509,8 @@ def _refuse_partial(path: str, log: etree._ListErrorLog) -> None:
     )
 
 
-_XML_DECLARATION = re.compile(r"\s*<\?xml[^>]*\?>")
-_EXCESSIVE_DEPTH = re.compile(r"Excessive depth in document: (\d+)")
+_XML_DECLARATION = regex(r"\s*<\?xml[^>]*\?>")
+_EXCESSIVE_DEPTH = regex(r"Excessive depth in document: (\d+)")
 
 
 def _rpage_metadata(root: etree._Element) -> DocumentMetadata:

@@ -18,7 +18,6 @@ so one form's field names all mean what the page showed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -31,6 +30,7 @@ from extractor.errors import ExtractorError
 from extractor.extraction import Extraction
 from extractor.queue.facts import added_line_item, number_span, typed_date, typed_number
 from extractor.queue.store import Change
+from extractor.regex_cache import regex
 from extractor.schemas.concepts import iter_located_facts
 from extractor.schemas.facts import Fact
 from extractor.schemas.stock_compensation import StockCompensationNote
@@ -39,7 +39,7 @@ from extractor.schemas.values import Amount, AwardType, Unit
 UNITS: tuple[str, ...] = get_args(Unit)
 AWARD_TYPES: tuple[str, ...] = get_args(AwardType)
 PERIOD_PARTS = ("instant", "start", "end")
-_STEP_RE = re.compile(r"([a-z_]+)(?:\[(\d+)\])?")
+_STEP_RE = regex(r"([a-z_]+)(?:\[(\d+)\])?")
 
 
 class EditError(ExtractorError, ValueError):

@@ -17,6 +17,7 @@ from functools import cache
 from typing import get_args
 
 from extractor.numbers import WORD_NUMBERS
+from extractor.regex_cache import regex
 from extractor.schemas import concepts as known
 from extractor.schemas.concepts import concept_words
 from extractor.schemas.stock_compensation import LineItem
@@ -24,8 +25,8 @@ from extractor.schemas.values import Amount, AwardType, Period, SourceSpan, Unit
 
 UNITS: tuple[str, ...] = get_args(Unit)
 AWARD_TYPES: tuple[str, ...] = get_args(AwardType)
-CONCEPT_RE = re.compile(r"(?:ext:)?[A-Za-z][A-Za-z0-9]{2,200}")
-DIGITS_RE = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+")
+CONCEPT_RE = regex(r"(?:ext:)?[A-Za-z][A-Za-z0-9]{2,200}")
+DIGITS_RE = regex(r"\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+")
 MAX_SPAN = 200  # a selection longer than this is no number
 MAX_EXPONENT = 24  # no amount in a filing has more digits
 EXTRA_CONCEPTS = (  # us-gaap names real notes print that no typed field holds (line items of the real suite's gold)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 from dataclasses import dataclass
 
 from extractor.queue.store import Queue, QueueError
+from extractor.regex_cache import regex
 
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 SESSION_SECONDS = 12 * 3600
-NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+NAME_RE = regex(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 TOKEN_HASH = "scrypt-token"  # a generated token's hash; "scrypt" a password's (and any secret stored before the mark)
 
 

@@ -15,7 +15,6 @@ save_seconds = 20                       # a save whose re-validation takes longe
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,10 +22,11 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from extractor.llm.config import ConfigError, merge_settings
+from extractor.regex_cache import regex
 
 DEFAULT_QUEUE = "out/queue.sqlite"
 ENVIRONMENT = {"EXTRACTOR_QUEUE": "url", "EXTRACTOR_REVIEW_ROOT": "root"}
-HOST_NAME = re.compile(
+HOST_NAME = regex(
     r"(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\]"
 )  # as a Host header names it, port left off
 

@@ -6,7 +6,6 @@ forbid framing and any script or style not served from here.
 
 from __future__ import annotations
 
-import re
 import secrets
 import threading
 import time
@@ -36,6 +35,7 @@ from extractor.queue.edits import AWARD_TYPES, UNITS, EditError
 from extractor.queue.facts import schema_concepts
 from extractor.queue.reviewers import Session, session, sign_in, sign_in_name, sign_out
 from extractor.queue.store import Conflict, Item, ItemStatus, Queue, QueueError, clock_time
+from extractor.regex_cache import regex
 from extractor.review.page import LINKS_SHOWN, item_view
 from extractor.validator import validate
 
@@ -49,7 +49,7 @@ LIST_LIMIT = 500
 FORM_TYPE = "application/x-www-form-urlencoded"  # what every form here sends: no route takes files or JSON
 FORM_BYTES = 64 * 1024  # sign-in, claim, accept or reject with a reason: a few hundred bytes
 SAVE_BYTES = 4 * 2**20  # the edit form's default cap; the longest note in the fixtures sends 65 KB
-SAVE_PATH = re.compile(r"/items/\d+/save")
+SAVE_PATH = regex(r"/items/\d+/save")
 FIELD_NAME_CHARS = 200  # the longest field name of any form is under 80 characters
 SAVE_SECONDS = 20.0  # the default bound on a save's re-validation, which takes tens of milliseconds for a long note
 VALIDATORS = 2  # re-validations running at once, overrunning ones included

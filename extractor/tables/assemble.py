@@ -7,23 +7,24 @@ from dataclasses import dataclass, field, replace
 
 from extractor.document import Document
 from extractor.numbers import scale_exponent
+from extractor.regex_cache import regex
 from extractor.tables.model import Cell, Column, PrintedNumber, Row, Table
 from extractor.tables.tokens import Kind, Token, aligned_tokens, cell_per_line_tokens
 
 # Column headers by their last words, as the bottom header row (or a whole header cell) ends.
 COLUMN_KINDS: list[tuple[str, re.Pattern[str]]] = [
-    ("intrinsic", re.compile(r"(intrinsic value|^value)$", re.I)),
-    ("fair_value", re.compile(r"fair value( per (share|unit))?$", re.I)),
-    ("price", re.compile(r"(exercise )?price( per share)?$", re.I)),
-    ("term", re.compile(r"(term|life)( \(?in years\)?| \(years\))?$|^\(years\)$", re.I)),
-    ("cost", re.compile(r"costs?$|unrecognized compensation( expense)?$", re.I)),
-    ("min", re.compile(r"^minimum\b", re.I)),
-    ("max", re.compile(r"^maximum\b", re.I)),
-    ("count", re.compile(r"^(number of )?(shares|units|awards|options|sars|rsus)$", re.I)),
+    ("intrinsic", regex(r"(intrinsic value|^value)$", re.I)),
+    ("fair_value", regex(r"fair value( per (share|unit))?$", re.I)),
+    ("price", regex(r"(exercise )?price( per share)?$", re.I)),
+    ("term", regex(r"(term|life)( \(?in years\)?| \(years\))?$|^\(years\)$", re.I)),
+    ("cost", regex(r"costs?$|unrecognized compensation( expense)?$", re.I)),
+    ("min", regex(r"^minimum\b", re.I)),
+    ("max", regex(r"^maximum\b", re.I)),
+    ("count", regex(r"^(number of )?(shares|units|awards|options|sars|rsus)$", re.I)),
 ]
-_SCALE_NOTE = re.compile(r"\bin (thousands|millions|billions)\b", re.I)
-_YEAR_RE = re.compile(r"^(?:fiscal\s+)?((?:19|20)\d\d)$", re.I)
-_PERIOD_PHRASE = re.compile(r"^(fiscal )?years? ended|^as of\b|^year ended", re.I)
+_SCALE_NOTE = regex(r"\bin (thousands|millions|billions)\b", re.I)
+_YEAR_RE = regex(r"^(?:fiscal\s+)?((?:19|20)\d\d)$", re.I)
+_PERIOD_PHRASE = regex(r"^(fiscal )?years? ended|^as of\b|^year ended", re.I)
 
 
 def column_kind(header: str) -> str | None:
@@ -84,7 +85,7 @@ def _layout(doc: Document) -> tuple[list[Table], list[tuple[int, int]]]:
     return tables, prose
 
 
-_PERCENT_MARK = re.compile(r"\(\s*(?:in\s+)?%\s*\)|\(in percent(?:ages?)?\)|\bin %|%\s*$")
+_PERCENT_MARK = regex(r"\(\s*(?:in\s+)?%\s*\)|\(in percent(?:ages?)?\)|\bin %|%\s*$")
 
 
 def _mark_percent(table: Table) -> None:

@@ -12,15 +12,16 @@ from extractor.backends.rules.lexicon import find_award
 from extractor.document import Document
 from extractor.grid import GridCell, TableGrid
 from extractor.numbers import EMPTY_MARKERS, scale_exponent
+from extractor.regex_cache import regex
 from extractor.tables.assemble import is_year_cell
 from extractor.tables.headers import column_scale, header_period, measure_kind
 from extractor.tables.model import Cell, Column, Row, Table
 from extractor.tables.tokens import Kind, classify_chunk
 
-_FOOTNOTE_MARK = re.compile(r"(?:\s*(?:\(\w{1,2}\)|\*+|\u2020+))+$")
-_SCALE_ONLY = re.compile(r"\(?(?:[\w ]{1,20} )?in (?:thousands|millions|billions)\b[^()]{0,40}\)?", re.I)
-_SCALE_NOTE = re.compile(r"\b(?:thousands|millions|billions)\b", re.I)
-_DIGIT = re.compile(r"\d")
+_FOOTNOTE_MARK = regex(r"(?:\s*(?:\(\w{1,2}\)|\*+|\u2020+))+$")
+_SCALE_ONLY = regex(r"\(?(?:[\w ]{1,20} )?in (?:thousands|millions|billions)\b[^()]{0,40}\)?", re.I)
+_SCALE_NOTE = regex(r"\b(?:thousands|millions|billions)\b", re.I)
+_DIGIT = regex(r"\d")
 
 
 def grid_tables(doc: Document, grids: list[TableGrid] | None = None) -> list[Table]:

@@ -15,31 +15,32 @@ from functools import lru_cache
 from extractor.numbers import scale_exponent
 from extractor.patterns import folded
 from extractor.periods import MONTH_NAMES, MONTHS, calendar_day, find_dates
+from extractor.regex_cache import regex
 
 # What a column measures, checked in order on the header's levels, lowest level first.
 MEASURES: list[tuple[str, re.Pattern[str]]] = [
-    ("intrinsic", re.compile(r"intrinsic value|^(?:aggregate )?value$", re.I)),
-    ("term", re.compile(r"(?<!long-)(?<!long )\b(?:contractual )?(?:term|life)\b|^\(?(?:in )?years\)?$", re.I)),
-    ("fair_value", re.compile(r"fair value", re.I)),
-    ("cost", re.compile(r"^(?:aggregate|total) (?:purchase )?(?:price|cost)\b", re.I)),  # 'Aggregate Purchase Price'
+    ("intrinsic", regex(r"intrinsic value|^(?:aggregate )?value$", re.I)),
+    ("term", regex(r"(?<!long-)(?<!long )\b(?:contractual )?(?:term|life)\b|^\(?(?:in )?years\)?$", re.I)),
+    ("fair_value", regex(r"fair value", re.I)),
+    ("cost", regex(r"^(?:aggregate|total) (?:purchase )?(?:price|cost)\b", re.I)),  # 'Aggregate Purchase Price'
     (
         "price",
-        re.compile(r"(?:exercise|grant|purchase|strike) price|price per share|^(?:weighted[- ]average )?price$", re.I),
+        regex(r"(?:exercise|grant|purchase|strike) price|price per share|^(?:weighted[- ]average )?price$", re.I),
     ),
-    ("cost", re.compile(r"unrecognized|compensation cost|costs?$", re.I)),
-    ("min", re.compile(r"^minimum\b|^low\b", re.I)),
-    ("max", re.compile(r"^maximum\b|^high\b", re.I)),
+    ("cost", regex(r"unrecognized|compensation cost|costs?$", re.I)),
+    ("min", regex(r"^minimum\b|^low\b", re.I)),
+    ("max", regex(r"^maximum\b|^high\b", re.I)),
     (
         "count",
-        re.compile(r"\b(?:number|shares|units|awards|options|sars|rsus|psus|stock units|share units|amount)\b", re.I),
+        regex(r"\b(?:number|shares|units|awards|options|sars|rsus|psus|stock units|share units|amount)\b", re.I),
     ),
 ]
-_MONTHS_PHRASE = re.compile(r"\b(three|six|nine|twelve|3|6|9|12)[- ]months?\b|\bquarter\b", re.I)
-_YEAR_PHRASE = re.compile(r"\b(?:fiscal )?years?\b|\bannual\b", re.I)
-_YEAR = re.compile(r"(?<![\d,.$])(?:fiscal\s+|fy\s*)?((?:19|20)\d\d)(?![\d,])", re.I)
-_MONTH_DAY = re.compile(r"\b(" + MONTH_NAMES + r")\.?\s+(\d{1,2})\b", re.I)
+_MONTHS_PHRASE = regex(r"\b(three|six|nine|twelve|3|6|9|12)[- ]months?\b|\bquarter\b", re.I)
+_YEAR_PHRASE = regex(r"\b(?:fiscal )?years?\b|\bannual\b", re.I)
+_YEAR = regex(r"(?<![\d,.$])(?:fiscal\s+|fy\s*)?((?:19|20)\d\d)(?![\d,])", re.I)
+_MONTH_DAY = regex(r"\b(" + MONTH_NAMES + r")\.?\s+(\d{1,2})\b", re.I)
 _MONTH_WORDS = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "3": 3, "6": 6, "9": 9, "12": 12}
-_NUMERIC_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/((?:19|20)?\d\d)\b")
+_NUMERIC_DATE = regex(r"\b(\d{1,2})/(\d{1,2})/((?:19|20)?\d\d)\b")
 
 
 @dataclass
@@ -106,10 +107,8 @@ def measure_kind(parts: list[str]) -> str | None:
     return next((kind for part in reversed(parts) if (kind := _part_kind(part)) is not None), None)
 
 
-_FOOTNOTE_AT_END = re.compile(r"\s*\((?:\d|[a-z])\)\s*$")
-_SCALE_WORDS = re.compile(
-    r"\((?:in )?(?:thousands|millions|billions)[^)]*\)|\bin (?:thousands|millions|billions)\b", re.I
-)
+_FOOTNOTE_AT_END = regex(r"\s*\((?:\d|[a-z])\)\s*$")
+_SCALE_WORDS = regex(r"\((?:in )?(?:thousands|millions|billions)[^)]*\)|\bin (?:thousands|millions|billions)\b", re.I)
 
 
 @lru_cache(maxsize=4096)  # a header level spans several columns, and each column's levels are asked about one by one

@@ -13,6 +13,7 @@ from enum import Enum
 
 from extractor.numbers import parse_number
 from extractor.patterns import deferred
+from extractor.regex_cache import regex
 from extractor.tables.model import PrintedNumber
 
 
@@ -40,12 +41,12 @@ class Token:
     years: bool = False
 
 
-_RANGE_RE = re.compile(r"^(?P<a>\(?\$?\s*[\d,]*\.?\d+\s*%?)\s*(?:-|–|—|to)\s*(?P<b>\$?\s*[\d,]*\.?\d+\s*%?\)?)$")
-_YEARS_SUFFIX = re.compile(r"\s*(?:years?|yrs\.?)$", re.IGNORECASE)
+_RANGE_RE = regex(r"^(?P<a>\(?\$?\s*[\d,]*\.?\d+\s*%?)\s*(?:-|–|—|to)\s*(?P<b>\$?\s*[\d,]*\.?\d+\s*%?\)?)$")
+_YEARS_SUFFIX = regex(r"\s*(?:years?|yrs\.?)$", re.IGNORECASE)
 _FOOTNOTE_RE = deferred(r"^\((?:\d{1,2}|[A-Za-z])\)$")
 _RULE_RE = deferred(r"^[-=_\s]+$")
 _PAGE_RE = deferred(r"^<PAGE>\s*\d*$|^-?\s*\d{1,3}\s*-?$", re.IGNORECASE)
-_SPLIT_RE = re.compile(r"\S(?:.*?\S)??(?=\s{2,}|\s*$)")
+_SPLIT_RE = regex(r"\S(?:.*?\S)??(?=\s{2,}|\s*$)")
 
 
 def _printed(text: str, offset: int) -> PrintedNumber | None:

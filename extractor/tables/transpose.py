@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
+from extractor.regex_cache import regex
 from extractor.tables.model import Cell, Column, Row, Table
 
-_YEAR_LABEL = re.compile(r"^(?:fiscal(?: year)?\s+|fy\s*)?((?:19|20)\d\d)$", re.I)
+_YEAR_LABEL = regex(r"^(?:fiscal(?: year)?\s+|fy\s*)?((?:19|20)\d\d)$", re.I)
 
 
 def row_year(label: str) -> int | None:

@@ -27,6 +27,7 @@ from extractor.document import Document
 from extractor.findings import Finding, Unexplained
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS
 from extractor.patterns import any_of, ends_at, initials, may_match, required_phrases, screen_text, union
+from extractor.regex_cache import regex
 from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
 from extractor.tables import Table, layout
@@ -52,23 +53,23 @@ def _load() -> _Lexicon:
     with open(_LEXICON, "rb") as handle:
         data = tomllib.load(handle)
     return _Lexicon(
-        out_of_scope=tuple((e["reason"], re.compile(e["pattern"], re.I)) for e in data["out_of_scope"]),
-        cues=re.compile(data["prose"]["cues"], re.I),
-        references=re.compile(data["prose"]["references"], re.I),
+        out_of_scope=tuple((e["reason"], regex(e["pattern"], re.I)) for e in data["out_of_scope"]),
+        cues=regex(data["prose"]["cues"], re.I),
+        references=regex(data["prose"]["references"], re.I),
     )
 
 
 LEXICON = _load()
 _AFTER_REFERENCE = ends_at(LEXICON.references)  # the text before a number ends with "ASC", "Note", …
-_DIGIT = re.compile(r"\d")
-_SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(•])")
+_DIGIT = regex(r"\d")
+_SENTENCE_END = regex(r"(?<=[.;:])\s+(?=[A-Z(•])")
 # "years" or "months" after a number make it a term ("over 4 years"), unless a period is named ("nine months ended")
 _TERM = r"(?:years?|months?)\b(?!\s+(?:periods?\s+)?(?:ended|ending)\b)"
-_TERM_AFTER = re.compile(r"[\s-]*" + _TERM, re.I)
+_TERM_AFTER = regex(r"[\s-]*" + _TERM, re.I)
 # A term printed in words ("vest ratably over three years", "a four-year period"): a number too.
 _TERM_WORDS = [w for w, n in WORD_NUMBERS.items() if n]
 # The first-letter test passes over most positions at once (a word's first letter is where any match starts).
-_WORD_TERM = re.compile(
+_WORD_TERM = regex(
     rf"(?={initials(_TERM_WORDS)})\b(" + "|".join(_TERM_WORDS) + r")(?=[\s-]+" + _TERM + ")",
     re.I,
 )

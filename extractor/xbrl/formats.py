@@ -7,6 +7,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from extractor.numbers import WORD_NUMBERS, parse_number
+from extractor.regex_cache import regex
 
 _WORDS = {
     **WORD_NUMBERS,
@@ -33,13 +34,13 @@ _DURATION_UNITS = {
     "day": Decimal("365.25"),
     "days": Decimal("365.25"),
 }
-_ISO_DURATION = re.compile(
+_ISO_DURATION = regex(
     r"(?P<neg>-)?P(?:(?P<y>\d+(?:\.\d+)?)Y)?(?:(?P<m>\d+(?:\.\d+)?)M)?(?:(?P<w>\d+(?:\.\d+)?)W)?"
     r"(?:(?P<d>\d+(?:\.\d+)?)D)?(?:T(?:\d+(?:\.\d+)?[HMS])*)?"
 )
 # "5 dollars 25 cents", "1,234 Euro 5": the unit words stand for the decimal point, the last one
 # or two digits are the fraction (in hundredths: "5 cents" is .05)
-_UNIT_DECIMAL = re.compile(r"(\d[\d,.' ]*?)\s*[^\d\s.,'][^\d]*?(\d{1,2})\D*")
+_UNIT_DECIMAL = regex(r"(\d[\d,.' ]*?)\s*[^\d\s.,'][^\d]*?(\d{1,2})\D*")
 _DAY_IN_YEARS = Decimal(1) / Decimal("365.25")
 _ZERO_FORMATS = frozenset({"zerodash", "fixedzero", "fixedzeroes", "nocontent", "fixedempty"})
 _DOT_FORMATS = frozenset({"numdotdecimal", "numcommadot", "numspacedot", "numdotdecimalin", "numdotdecimalapos"})

@@ -12,6 +12,7 @@ from typing import Literal
 
 from lxml import etree
 
+from extractor.regex_cache import regex
 from extractor.schemas import concepts as schema_concepts
 from extractor.xbrl.instance import Context, local
 
@@ -24,7 +25,7 @@ _SCOPE_WITHOUT_FIELD = (
     "PaymentsForRepurchaseOfCommonStock",
     f"{schema_concepts.PL}PurchasePriceOfCommonStockPercent",
 )
-_CONCEPT_NAME = re.compile(r"(?:ext:)?[A-Z][A-Za-z0-9]{15,}")
+_CONCEPT_NAME = regex(r"(?:ext:)?[A-Z][A-Za-z0-9]{15,}")
 _AWARD_HEADS = (schema_concepts.P, schema_concepts.PL, schema_concepts.PP, "ext:")
 _STANDARD_AWARDS = {
     "EmployeeStockOptionMember": "option",
@@ -38,7 +39,7 @@ _STANDARD_AWARDS = {
 }
 # Checked in order against the member name in lower-case words: the specific kinds of unit first.
 _AWARD_KEYWORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), award)
+    (regex(pattern), award)
     for pattern, award in (
         (r"\bphantom\b", "other"),
         (r"\bmarket (?:stock|share)s? units?\b|\bmarket[ -]based\b|\bmsus?\b", "msu"),
@@ -51,7 +52,7 @@ _AWARD_KEYWORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\boptions?\b", "option"),
     )
 )
-_YEAR_MEMBER = re.compile(r"(?:Fiscal)?Year(\d{4})Member|FY(\d{4})Member")
+_YEAR_MEMBER = regex(r"(?:Fiscal)?Year(\d{4})Member|FY(\d{4})Member")
 
 
 # --- scope -------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from bisect import bisect_left
 from lxml import etree
 
 from extractor.numbers import parse_word_number
+from extractor.regex_cache import regex
 from extractor.schemas.values import SourceSpan
 from extractor.xbrl.instance import is_ix, local
 
@@ -37,7 +38,7 @@ _BLOCKS = frozenset(
         "br",
     ]
 )
-_NO_SPACE = re.compile(r"\s+")
+_NO_SPACE = regex(r"\s+")
 _CONTEXT_CHARS = 16  # characters of words before a printing compared
 
 
@@ -89,7 +90,7 @@ class Printings:
         for ancestor in element.iterancestors():
             if ancestor in self.spans and self.spans[ancestor].text == printed:
                 return self.spans[ancestor]
-        pattern = re.compile(r"(?<![\w.])(?<!\d,)" + re.escape(printed) + r"(?!\w)(?![.,]\d)")
+        pattern = regex(r"(?<![\w.])(?<!\d,)" + re.escape(printed) + r"(?!\w)(?![.,]\d)")
         chosen = self._after_words(pattern, printed, _text_before(element)) or pattern.search(self.text, self.cursor)
         if chosen is None:
             return None

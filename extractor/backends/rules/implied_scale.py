@@ -16,10 +16,11 @@ from decimal import Decimal
 from pydantic import BaseModel
 
 from extractor.numbers import apply_scale, scale_word_after
+from extractor.regex_cache import regex
 from extractor.schemas.stock_compensation import StockCompensationNote
 from extractor.schemas.values import Amount
 
-_STATED = re.compile(r"\b(?:thousands?|millions?|billions?)\b|\$\s?\d[\d,.]*\s?[mkb]n?\b", re.I)
+_STATED = regex(r"\b(?:thousands?|millions?|billions?)\b|\$\s?\d[\d,.]*\s?[mkb]n?\b", re.I)
 # Aggregate dollars (expense, unrecognized cost) over the value of the awards outstanding: a year's expense or
 # the cost not yet recognized is a sizeable fraction of it (about a third is typical), never a thousandth.
 SCALE_NAMES = {3: "thousands", 6: "millions"}

@@ -15,6 +15,7 @@ from typing import Literal, TypeAlias, TypeVar, get_args
 
 from extractor import schemas
 from extractor.patterns import any_of, may_match, required_phrases, screen_text, union
+from extractor.regex_cache import regex
 from extractor.schemas.stock_compensation import RowKind
 from extractor.schemas.values import AwardType, Unit
 
@@ -48,7 +49,7 @@ def _load(name: str) -> dict:
 
 
 def _compiled(entries: list[dict], key: str) -> list[tuple[str, re.Pattern[str]]]:
-    return [(entry[key], re.compile(entry["pattern"], re.I)) for entry in entries]
+    return [(entry[key], regex(entry["pattern"], re.I)) for entry in entries]
 
 
 @dataclass(frozen=True)
@@ -79,17 +80,17 @@ REPURCHASE_ROWS: list[tuple[str, re.Pattern[str]]] = _compiled(_TABLES["repurcha
 LINE_ITEMS: list[LineItemRule] = [
     LineItemRule(
         e["concept"],
-        re.compile(e["pattern"], re.I),
+        regex(e["pattern"], re.I),
         one_of(e["unit"], UNITS, f"{_WHERE} [[line_items]] {e['concept']}"),
         e["period"],
-        re.compile(e["context"], re.I) if "context" in e else None,
+        regex(e["context"], re.I) if "context" in e else None,
         e.get("table", False),
     )
     for e in _TABLES["line_items"]
 ]
-VALUATION_MODELS = re.compile(_TABLES["patterns"]["valuation_models"], re.I)
-TOTAL_ROW = re.compile(_TABLES["patterns"]["total_row"], re.I)
-EXPENSE_LINES = re.compile(_TABLES["patterns"]["expense_lines"], re.I)
+VALUATION_MODELS = regex(_TABLES["patterns"]["valuation_models"], re.I)
+TOTAL_ROW = regex(_TABLES["patterns"]["total_row"], re.I)
+EXPENSE_LINES = regex(_TABLES["patterns"]["expense_lines"], re.I)
 
 
 # What each award pattern's matches contain (patterns.required_phrases): a text without it is not searched.
@@ -141,7 +142,7 @@ def named_awards(text: str | None) -> set[AwardType]:
 
 
 UNIT_AWARDS = frozenset({"rsu", "psu", "msu", "dsu", "restricted_stock"})
-_JOINED = re.compile(r"^(?:s|'s)?\s*(?:,|and|&|/|or)\s*(?:the\s+)?$", re.I)
+_JOINED = regex(r"^(?:s|'s)?\s*(?:,|and|&|/|or)\s*(?:the\s+)?$", re.I)
 
 
 def joined_award(text: str | None) -> AwardType | None:

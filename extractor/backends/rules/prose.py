@@ -20,6 +20,7 @@ from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_p
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
 from extractor.patterns import deferred, screen_text
 from extractor.periods import FiscalCalendar, find_dates
+from extractor.regex_cache import regex
 from extractor.schemas.concepts import iter_facts
 from extractor.schemas.stock_compensation import (
     AwardRollForward,
@@ -324,7 +325,7 @@ class SubjectRule:
 
     def __init__(self, chars: str, tail: str) -> None:
         self.pattern = deferred(rf"(?P<subject>{chars}*?){tail}", re.I)
-        self._tail = re.compile(tail, re.I)
+        self._tail = regex(tail, re.I)
         self._char = deferred(chars)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
@@ -348,17 +349,17 @@ Finder = re.Pattern[str] | SubjectRule
 # of its pattern): a sentence whose screen_text lacks it is not searched by the rule.
 RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], str]] = [
     (
-        re.compile(rf"authorized (?P<shares>{NUM}) shares of preferred stock, \$(?P<par>{NUM}) par value", re.I),
+        regex(rf"authorized (?P<shares>{NUM}) shares of preferred stock, \$(?P<par>{NUM}) par value", re.I),
         _preferred,
         "preferred stock",
     ),
     (
-        re.compile(r"\b(?P<none>No) shares of preferred stock are (?:currently )?outstanding", re.I),
+        regex(r"\b(?P<none>No) shares of preferred stock are (?:currently )?outstanding", re.I),
         _preferred_none,
         "preferred stock",
     ),
     (
-        re.compile(
+        regex(
             rf"a total of \$(?P<total>{NUM}){SCALE} of board authorizations for repurchases.*?of which \$(?P<left>{NUM}){SCALE} remained available",
             re.I,
         ),
@@ -366,7 +367,7 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], st
         "board authorizations for repurchases",
     ),
     (
-        re.compile(
+        regex(
             rf"authorized up to (?P<shares>{NUM}) shares of common stock with a total of (?P<available>{NUM}) shares remaining available",
             re.I,
         ),
@@ -374,7 +375,7 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], st
         "authorized up to",
     ),
     (
-        re.compile(
+        regex(
             rf"(?:a total of|up to) (?P<shares>{NUM}){SCALE} shares of (?:our )?common stock (?:had been|have been|could be|may be|are|were) (?:authorized|issued)",
             re.I,
         ),
@@ -382,12 +383,12 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], st
         "common stock",
     ),
     (
-        re.compile(rf"reserved for future grants?[^.]*? (?:was|were) (?P<shares>{NUM})", re.I),
+        regex(rf"reserved for future grants?[^.]*? (?:was|were) (?P<shares>{NUM})", re.I),
         _available,
         "reserved for future grant",
     ),
     (
-        re.compile(
+        regex(
             rf"(?P<shares>{NUM}){SCALE} (?:shares|share based awards|share-based awards|awards) (?:were|are|remain) available (?:to be granted|for (?:future )?grants?)",
             re.I,
         ),
@@ -399,11 +400,11 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], st
         _vesting,
         "vest ",
     ),
-    (re.compile(rf"(?P<subject>)\b(?P<years>{WORD})-year vesting period", re.I), _vesting, "-year vesting period"),
+    (regex(rf"(?P<subject>)\b(?P<years>{WORD})-year vesting period", re.I), _vesting, "-year vesting period"),
     (SubjectRule(r"[\w\s-]", rf"\bexpire (?P<years>{WORD}) years after"), _expiry, "expire "),
     (SubjectRule(r"[\w\s()-]", rf"\bhave a life of (?P<years>{WORD}) years"), _expiry, "have a life of"),
     (
-        re.compile(
+        regex(
             rf"(?P<count>{NUM}) (?:units|shares) (?:were|was) outstanding at a weighted average grant date fair value (?:per share )?of \$(?P<price>{NUM})",
             re.I,
         ),
@@ -411,7 +412,7 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], st
         "outstanding at a weighted average grant date",
     ),
     (
-        re.compile(
+        regex(
             rf"there (?:were|was) (?P<count>{NUM}) shares outstanding at a (?:weighted average )?grant date (?:fair )?value of \$(?P<price>{NUM})",
             re.I,
         ),
@@ -419,12 +420,12 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], st
         "shares outstanding at a",
     ),
     (
-        re.compile(r"limited to (?P<pct>\d+(?:\.\d+)?)% of (?:their )?eligible compensation", re.I),
+        regex(r"limited to (?P<pct>\d+(?:\.\d+)?)% of (?:their )?eligible compensation", re.I),
         _espp_limit,
         "eligible compensation",
     ),
     (
-        re.compile(
+        regex(
             rf"(?P<shares>{NUM}) shares at an average price per share of \$(?P<price>{NUM}) during fiscal (?P<year>(?:19|20)\d\d)",
             re.I,
         ),
@@ -432,7 +433,7 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], st
         "shares at an average price per share of $",
     ),
     (
-        re.compile(
+        regex(
             rf"granted (?P<count>{NUM}) (?P<what>[\w\s-]+?) during the (?:fiscal )?year ended (?P<when>[A-Z][a-z]+\.? \d{{1,2}}, \d{{4}}) with a weighted[- ]average grant[- ]date (?:estimated )?fair value of \$(?P<price>{NUM})",
             re.I,
         ),
@@ -440,7 +441,7 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], st
         "with a weighted",
     ),
     (
-        re.compile(rf"there was \$(?P<total>{NUM}){SCALE} of total unrecognized compensation (?:expense|cost)", re.I),
+        regex(rf"there was \$(?P<total>{NUM}){SCALE} of total unrecognized compensation (?:expense|cost)", re.I),
         _unrecognized_total,
         "of total unrecognized compensation",
     ),
@@ -494,7 +495,7 @@ def extract_prose(
     return read_prose(note, prose_sentences(text, spans, split), calendar, fiscal_end, used, usd_scale)
 
 
-_HEADING = re.compile(r"^[^.;:\t]{2,120}$")
+_HEADING = regex(r"^[^.;:\t]{2,120}$")
 
 
 def prose_sentences(text: str, spans: list[tuple[int, int]], split: list[list[Sentence]]) -> list[ProseSentence]:

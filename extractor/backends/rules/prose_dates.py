@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from extractor.patterns import folded, initials
 from extractor.periods import MONTH_NAMES, MONTHS, FiscalCalendar, calendar_day, months_before
+from extractor.regex_cache import regex
 
 _MONTH = r"(?P<month>" + MONTH_NAMES + r")\.?"
 _YEARS = r"(?P<years>(?:19|20)\d\d(?:\s*,?\s*(?:and\s+|or\s+)?(?:19|20)\d\d)*)"
@@ -44,7 +45,7 @@ _A_MONTH_THEN_DAY = f"(?={initials(MONTHS)}[a-z]{{{min(map(len, MONTHS)) - 1},{m
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "months_ended",
-        re.compile(
+        regex(
             r"(?=[tsn1369])\b(?P<span>three|six|nine|twelve|thirteen|3|6|9|12)[- ]months?\s+(?:period\s+)?(?:ended|ending)\s+"
             + _MONTH
             + r"\s+(?P<day>\d{1,2}),?\s+"
@@ -54,7 +55,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "weeks_ended",
-        re.compile(
+        regex(
             r"(?=[t123])\b(?P<span>thirteen|twenty-six|thirty-nine|13|26|39)[- ]weeks?\s+(?:period\s+)?(?:ended|ending)\s+"
             + _MONTH
             + r"\s+(?P<day>\d{1,2}),?\s+"
@@ -64,7 +65,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "years_ended",
-        re.compile(
+        regex(
             r"(?=[fy])\b(?:fiscal\s+)?years?\s+(?:ended|ending)\s+(?:on\s+)?"
             + _MONTH
             + r"\s+(?P<day>\d{1,2}),?\s+"
@@ -72,12 +73,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             re.I,
         ),
     ),
-    ("day_list", re.compile(_A_MONTH_THEN_DAY + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
-    ("month", re.compile(r"(?=[id])\b(?:in|during)\s+" + _MONTH + r",?\s+" + _YEARS, re.I)),
-    ("fiscal", re.compile(r"(?=f)\bfiscal(?:\s+years?)?\s+" + _YEARS, re.I)),
+    ("day_list", regex(_A_MONTH_THEN_DAY + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _YEARS, re.I)),
+    ("month", regex(r"(?=[id])\b(?:in|during)\s+" + _MONTH + r",?\s+" + _YEARS, re.I)),
+    ("fiscal", regex(r"(?=f)\bfiscal(?:\s+years?)?\s+" + _YEARS, re.I)),
     (
         "year",
-        re.compile(
+        regex(
             r"(?=[idfo])\b(?:in|during|for|of)\s+(?:the\s+)?(?:(?:calendar\s+)?years?\s+)?"
             + _YEARS
             + r"(?!\s*(?:plan|program|equity|stock|incentive|omnibus|employee|long|share|director)\b)",
@@ -86,7 +87,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "year_end",
-        re.compile(
+        regex(
             r"(?=a)\b(?:at|as of)\s+(?:the\s+)?(?:end\s+of\s+(?:the\s+|each\s+)?(?:fiscal\s+)?year|(?:fiscal\s+)?year[- ]end)\b",
             re.I,
         ),
@@ -94,7 +95,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
-_A_YEAR = re.compile(r"(?:19|20)\d\d")
+_A_YEAR = regex(r"(?:19|20)\d\d")
 assert all("(?P<years>" in pattern.pattern for _, pattern in _PATTERNS[:-1]) and _PATTERNS[-1][0] == "year_end"
 
 

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from extractor.patterns import deferred, folded, initials, may_match, required_phrases, screen_text, union
 from extractor.periods import MONTH_NAMES
+from extractor.regex_cache import regex
 
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 WORDS = {
@@ -43,28 +44,26 @@ WORDS = {
 }
 FRACTIONS = {"half": 2, "third": 3, "fourth": 4, "quarter": 4, "fifth": 5}
 
-_DIGITS = re.compile(
-    r"(?=[\d.])(?<![\w.,/-])(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w/]|,\d|\.\d)"
-)
+_DIGITS = regex(r"(?=[\d.])(?<![\w.,/-])(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\w/]|,\d|\.\d)")
 # Each scan first tests the character a match must start with (a digit or ".", a number word's first letter):
 # most positions of a sentence are passed over by that one test.
-_WORD = re.compile(
+_WORD = regex(
     rf"(?={initials(WORDS)})(?<![\w-])(?P<word>" + "|".join(sorted(WORDS, key=len, reverse=True)) + r")(?![\w])",
     re.I,
 )
-_FRACTION = re.compile(
+_FRACTION = regex(
     r"(?=[ot])(?<![\w-])(?P<word>one|two|three)[- ](?P<den>half|thirds?|fourths?|quarters?|fifths?)\b", re.I
 )
 _FRACTION_PHRASES = required_phrases(_FRACTION)  # its denominators
-_SCALE_AFTER = re.compile(r"\s*(thousand|million|billion|trillion)s?\b", re.I)
-_PERCENT_AFTER = re.compile(r"\s*(?:%|percent\b|per cent\b)", re.I)
-_DURATION_AFTER = re.compile(r"(?:\s+|\s*-\s*)(years?|months?)\b", re.I)
+_SCALE_AFTER = regex(r"\s*(thousand|million|billion|trillion)s?\b", re.I)
+_PERCENT_AFTER = regex(r"\s*(?:%|percent\b|per cent\b)", re.I)
+_DURATION_AFTER = regex(r"(?:\s+|\s*-\s*)(years?|months?)\b", re.I)
 # what a number word needs after it to be kept (a percentage or a term): '%', 'percent', 'year', 'month'
 _KEPT_WORD_PHRASES = union(required_phrases(after) for after in (_PERCENT_AFTER, _DURATION_AFTER))
-_PER_SHARE_AFTER = re.compile(
+_PER_SHARE_AFTER = regex(
     r"\s*(?:per|a|for each)\s+(?:share|unit|option|award|RSU|PSU|PRSU|stock unit|restricted stock unit)\b", re.I
 )
-_SHARES_AFTER = re.compile(
+_SHARES_AFTER = regex(
     r"\s+(?:(?:of\s+)?(?:our\s+|its\s+|the\s+company'?s\s+|the\s+company’s\s+)?(?:class [a-c]\s+)?"
     r"(?:(?:common|ordinary|capital|preferred)\s+)?(?:shares?|stock\b|units?\b|RSUs?|PSUs?|PRSUs?|options?\b|stock options?|"
     r"restricted|performance|premium-priced|awards?\b|investment shares))",
@@ -75,17 +74,17 @@ _SKIP_WORDS = (
     "note|notes|section|sections|rule|item|asc|asu|topic|form|class|level|tier|phase|no\\.|number|schedule|"
     "article|exhibit|part|fas|sfas|irc|code"
 )
-_SKIP_WORD_AT_END = re.compile(r"(?:\b(?:" + _SKIP_WORDS + r")|[#§])\Z", re.I)
+_SKIP_WORD_AT_END = regex(r"(?:\b(?:" + _SKIP_WORDS + r")|[#§])\Z", re.I)
 _SKIP_REACH = max(len(word.replace("\\", "")) for word in _SKIP_WORDS.split("|"))
-_YEAR = re.compile(r"(?:19|20)\d\d")
-_MONTH_AT_END = re.compile(r"\b(?:" + MONTH_NAMES + r")\Z", re.I)
+_YEAR = regex(r"(?:19|20)\d\d")
+_MONTH_AT_END = regex(r"\b(?:" + MONTH_NAMES + r")\Z", re.I)
 _MONTH_REACH = max(len(name) for name in MONTH_NAMES.split("|"))
 # What may follow a number, matched where it ends (never on a copy of the rest of the sentence).
 _MONTH_DAY_AFTER = deferred(r",\s*(?:19|20)\d\d\b")
-_CLOSE_AFTER = re.compile(r"\s*\)")
+_CLOSE_AFTER = regex(r"\s*\)")
 _ORDINAL_AFTER = deferred(r"(?:st|nd|rd|th)\b|\(k\)|-\d|-for-", re.I)  # "1st", "401(k)", "10b5-1", "one-for-one"
-_PLAN_AFTER = re.compile(r"\s+(?:plan|program|stock|equity|incentive|omnibus|employee|share|long)", re.I)
-_LETTER_HYPHEN_BEFORE = re.compile(r"[A-Za-z]-$")
+_PLAN_AFTER = regex(r"\s+(?:plan|program|stock|equity|incentive|omnibus|employee|share|long)", re.I)
+_LETTER_HYPHEN_BEFORE = regex(r"[A-Za-z]-$")
 
 
 # The checks on what precedes a number look at its last few characters, never at the whole start of the

@@ -31,6 +31,7 @@ from extractor.backends.rules.prose_dates import DatePhrase, Span, find_phrases,
 from extractor.backends.rules.prose_numbers import Number, find_numbers
 from extractor.patterns import Screened, may_match, screen_text
 from extractor.periods import FiscalCalendar
+from extractor.regex_cache import regex
 from extractor.schemas.stock_compensation import (
     AwardYearInfo,
     ExpenseItem,
@@ -51,12 +52,12 @@ CUE_AWARDS: tuple[CueAward, ...] = ("clause", "none", "espp_only", *AWARD_TYPES)
 # Aggregate dollars printed without a scale word below this are in a scale the sentence does not state
 # ("$9 of total unrecognized compensation cost" in a note whose dollars are in millions): not read.
 MIN_UNSCALED_USD = Decimal(1000)
-_LIST_GAP = re.compile(r"^\)?[\s,]*(?:(?:and|or)\s*)?[\s$(]*$", re.I)  # ", ($117) and $126": a negative in the list
+_LIST_GAP = regex(r"^\)?[\s,]*(?:(?:and|or)\s*)?[\s$(]*$", re.I)  # ", ($117) and $126": a negative in the list
 # ", and" after a number closes its clause: what stands before it ("… have been authorized for issuance under
 # the Plan, and 2,381,450 shares were available") is the earlier number's cue, not this one's.
-_CLAUSE_JOIN = re.compile(r",\s+and\s+", re.I)
-_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
-_PARALLEL_GAP = re.compile(r"^[^;,$]{0,60}\band\b[^;,$]{0,40}$", re.I)
+_CLAUSE_JOIN = regex(r",\s+and\s+", re.I)
+_RESPECTIVELY = regex(r"\brespectively\b", re.I)
+_PARALLEL_GAP = regex(r"^[^;,$]{0,60}\band\b[^;,$]{0,40}$", re.I)
 
 
 # A piece of a sentence and its screen_text (the phrases its patterns need are looked for there).

@@ -28,6 +28,7 @@ from extractor.backends.rules.lexicon import (
 )
 from extractor.numbers import scale_exponent
 from extractor.periods import FiscalCalendar, balance_date, find_dates, months_before
+from extractor.regex_cache import regex
 from extractor.schemas.concepts import PL, P
 from extractor.schemas.stock_compensation import (
     AwardRollForward,
@@ -50,7 +51,7 @@ from extractor.tables.model import Cell, Column, Row, Table
 from extractor.tables.tokens import classify_chunk
 
 # a row that is one fiscal year's repurchases: '2011 repurchases', 'Repurchases in fiscal 2012'
-_YEAR_FLOW_ROW = re.compile(
+_YEAR_FLOW_ROW = regex(
     r"^(?:fiscal\s+)?((?:19|20)\d\d)\s+(?:share\s+)?(?:re)?purchases\b|^(?:share\s+)?repurchases (?:in|during) (?:fiscal\s+)?((?:19|20)\d\d)$",
     re.I,
 )
@@ -129,8 +130,8 @@ def _count_rollforward_rows(table: Table) -> bool:
 
 
 EXPENSE_CONCEPT = "AllocatedShareBasedCompensationExpense"
-_BEGINNING = re.compile(r"\bbeginning\b|\bopening\b", re.I)
-_PRICE_RANGE = re.compile(r"^\$?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|—|to)\s*\$?\s*(\d[\d,]*(?:\.\d+)?)\s*$", re.I)
+_BEGINNING = regex(r"\bbeginning\b|\bopening\b", re.I)
+_PRICE_RANGE = regex(r"^\$?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|—|to)\s*\$?\s*(\d[\d,]*(?:\.\d+)?)\s*$", re.I)
 PRICE_RANGE_LIMITS = (
     "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeLowerRangeLimit",
     "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeUpperRangeLimit",
@@ -535,8 +536,8 @@ _MEASURE_WORDS = {
 }
 
 
-_NOT_WORDS = re.compile(r"\(\w{1,2}\)|\bin (?:thousands|millions|billions)\b")
-_WORDS = re.compile(r"[A-Za-z]+")
+_NOT_WORDS = regex(r"\(\w{1,2}\)|\bin (?:thousands|millions|billions)\b")
+_WORDS = regex(r"[A-Za-z]+")
 
 
 def _camel(label: str) -> str:
