@@ -224,11 +224,13 @@ def _check_total(total: Located, parts: list[Located], key: str) -> Iterator[Fin
 
 
 def _is_subset_sum(subtotal: Located, leaves: list[Located]) -> bool:
-    """Whether some of the parts add up to the subtotal, within their rounding."""
-    for size in range(1, len(leaves) + 1):
-        for group in combinations(leaves, size):
-            strict, _ = rounding_bounds([subtotal[1], *(p[1] for p in group)])
-            if abs(sum(p[1].value for p in group) - subtotal[1].value) <= strict:
+    """Whether some of the parts add up to the subtotal, within their rounding (rounding_bounds' strict bound:
+    the coarsest half unit among the subtotal and the group's terms, each worked out once, not once a group)."""
+    target, own = subtotal[1].value, half_unit(subtotal[1])
+    terms = [(p[1].value, half_unit(p[1])) for p in leaves]
+    for size in range(1, len(terms) + 1):
+        for group in combinations(terms, size):
+            if abs(sum(value for value, _ in group) - target) <= max(own, *(half for _, half in group)):
                 return True
     return False
 
