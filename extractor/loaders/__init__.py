@@ -44,7 +44,8 @@ def load_bytes(data: bytes, path: str, doc_id: str) -> Document:
 def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Document:
     """Build a Document from already-decoded content; a whole filing comes narrowed to its stock-compensation
     note (`Document.note`), or raises NoNoteFound when it has none."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\r" in text:  # a one-character test is a memchr; the two-character search alone took 2 ms in a 10-K
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if is_submission(text):
         return _load_submission(text, path, doc_id)
     if _HTML_RE.search(text[:20000]):
