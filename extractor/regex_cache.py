@@ -5,13 +5,16 @@ Compiling is the slow part of a regex: Python parses it and generates its progra
 each. The package compiles some 200 of them (its rules, loaders, validator and lexicon) before a command's first
 extraction: a tenth of `extractor extract`'s start-up. The engine itself (`_sre.compile`) builds a pattern from
 its program in microseconds, so the program of each pattern compiled is written to
-`__pycache__/regex_cache.<tag>.regexes` when the process ends, and later processes build from it.
+`__pycache__/regex_cache.<tag>.regexes` when the process ends, and later processes build from it. For the
+package's own patterns, not a document's (a pattern made of a printed number is re.compile's, kept in re's
+in-process cache): the file holds what every run needs.
 
-Safe by construction: a program is stored only after the pattern built from it compares equal to
-`re.compile`'s (pattern equality compares the compiled code), the file is read only by the Python build and
-regex engine that wrote it, `_sre.compile` validates every program it is given, and anything unreadable, or a
-failure of any step, falls back to `re.compile`. Where Python would not write bytecode (`PYTHONDONTWRITEBYTECODE`,
-a read-only install) nothing is kept or written, and a pattern costs what re.compile does; the file is replaced
+A program is stored only after the pattern built from it compares equal to `re.compile`'s (pattern equality
+compares the compiled code) and its parse raised no warning; the file is read only by the Python build and regex
+engine that wrote it and only when its checksum holds, `_sre.compile` validates every program it is given, and
+anything unreadable, or a failure of any step, falls back to `re.compile`. The file is trusted as a `.pyc` is:
+whoever may rewrite it may rewrite the code. Where Python would not write bytecode (`PYTHONDONTWRITEBYTECODE`, a
+read-only install) nothing is kept or written, and a pattern costs what re.compile does; the file is replaced
 whole (`os.replace`), so concurrent processes never read half of one.
 """
 
@@ -25,35 +28,45 @@ import os
 import re
 import sys
 import threading
+import warnings
+import zlib
 from importlib.util import cache_from_source
 from pathlib import Path
 from re import _compiler as sre_compile  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
-from typing import Any
 
 Key = tuple[str, int]  # (source, flags as given)
 Program = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]  # _sre.compile's arguments after source
 
 # What the programs depend on: a file written by another Python build or engine version is not read.
-_STAMP = ("extractor regex programs 1", sys.version, _sre.MAGIC, _sre.CODESIZE, sys.maxunicode)
+_STAMP = ("extractor regex programs 2", sys.version, _sre.MAGIC, _sre.CODESIZE, sys.maxunicode)
 MAX_PROGRAMS = 2048  # the file's bound: a lexicon edited many times leaves old patterns behind
 
 _lock = threading.Lock()
 _stored: dict[Key, Program] | None = None  # the file's programs, read on first use
 _new: dict[Key, Program] = {}  # compiled by this process and not in the file
+_used: set[Key] = set()  # the file's programs this process built: kept first when the file is full
 _writable: bool | None = None  # whether programs are kept (and written at exit), known at the first miss
 
 
 def regex(source: str, flags: int = 0) -> re.Pattern[str]:
-    """`re.compile(source, flags)` (the same pattern: equal, the same errors), built from its stored program
-    when an earlier run compiled it."""
+    """`re.compile(source, flags)` (an equal pattern, the same errors), built from its stored program when an
+    earlier run, or this one, compiled it."""
+    if type(source) is not str or not isinstance(flags, int) or flags & re.DEBUG:  # as re.compile, never kept
+        return re.compile(source, flags)
     key = (source, int(flags))
     program = _programs().get(key)
     if program is not None:
         try:
-            return _sre.compile(source, *program)
+            pattern: re.Pattern[str] = _sre.compile(source, *program)
         except Exception:  # a program the engine refuses (TypeError, RuntimeError): compiled anew below
             _programs().pop(key, None)
+        else:
+            _used.add(key)
+            return pattern
+    program = _new.get(key)
+    if program is not None:
+        return _sre.compile(source, *program)  # made by this process from its own parse: cannot be refused
     compiled = re.compile(source, flags)
     _remember(key, compiled)
     return compiled
@@ -80,10 +93,13 @@ def _read(path: Path | None) -> dict[Key, Program]:
     if path is None:
         return {}
     try:
-        stamp, programs = marshal.loads(path.read_bytes())
+        stamp, checksum, payload = marshal.loads(path.read_bytes())
+        if stamp != _STAMP or checksum != zlib.crc32(payload):
+            return {}
+        programs = marshal.loads(payload)
     except (OSError, EOFError, ValueError, TypeError):  # none yet, unreadable, or not ours
         return {}
-    return programs if stamp == _STAMP and isinstance(programs, dict) else {}
+    return programs if isinstance(programs, dict) else {}
 
 
 def _program(source: str, flags: int) -> Program:
@@ -99,17 +115,20 @@ def _program(source: str, flags: int) -> Program:
 
 def _remember(key: Key, compiled: re.Pattern[str]) -> None:
     """Keep the program of a pattern just compiled, if the pattern it builds is re.compile's; written at exit.
-    Making the program compiles the pattern a second time: only where it can be written."""
+    Making the program parses the pattern a second time: only where it can be written, and silently (re.compile
+    has given its warnings; a pattern that warns is not kept, as a stored one could not warn again)."""
     global _writable
     if _writable is None:
         _writable = _may_write(cache_path())
     if not _writable:
         return
     try:
-        program = _program(*key)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            program = _program(*key)
         if _sre.compile(key[0], *program) != compiled:
             return
-    except Exception:  # an engine whose internals differ: the pattern is just not kept
+    except Exception:  # a warning, or an engine whose internals differ: the pattern is just not kept
         return
     with _lock:
         if not _new:
@@ -119,31 +138,38 @@ def _remember(key: Key, compiled: re.Pattern[str]) -> None:
 
 def _may_write(path: Path | None) -> bool:
     """As Python decides for bytecode: not under PYTHONDONTWRITEBYTECODE, nor where the folder (or the first of its
-    parents that exists, to be made as for a PYTHONPYCACHEPREFIX) is not writable."""
+    parents that exists, to be made as for a PYTHONPYCACHEPREFIX) is not a writable folder."""
     if path is None or sys.dont_write_bytecode:
         return False
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
-    return os.access(folder, os.W_OK)
+    return folder.is_dir() and os.access(folder, os.W_OK)
 
 
 def _write() -> None:
-    """Merge this process's programs into the file (re-read: another process may have written it since)."""
-    path = cache_path()
-    if path is None or not _new:
-        return
-    programs: dict[Key, Any] = {**_read(path), **_new}
-    if len(programs) > MAX_PROGRAMS:  # the newest kept: this process's are last
-        programs = dict(list(programs.items())[-MAX_PROGRAMS:])
+    """Merge this process's programs into the file (re-read: another process may have written it since). When it
+    is full, the programs this process used are kept before the file's others."""
     import tempfile  # only when writing: most runs find every program stored
 
-    with contextlib.suppress(OSError):  # a read-only install, a full disk: the next run compiles again
+    path = cache_path()
+    with _lock:
+        new, used = dict(_new), set(_used)
+    if path is None or not new:
+        return
+    with contextlib.suppress(Exception):  # a read-only folder, a full disk: the next run compiles again
+        old = _read(path)
+        programs = {key: old[key] for key in old if key not in used}
+        programs.update((key, old[key]) for key in old if key in used)
+        programs.update(new)
+        if len(programs) > MAX_PROGRAMS:
+            programs = dict(list(programs.items())[-MAX_PROGRAMS:])
+        payload = marshal.dumps(programs)
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, partial = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".partial")
         try:
             with os.fdopen(handle, "wb") as out:
-                marshal.dump((_STAMP, programs), out)
+                marshal.dump((_STAMP, zlib.crc32(payload), payload), out)
             os.chmod(partial, Path(__file__).stat().st_mode & 0o666)  # readable by whom the code is, as a .pyc
             os.replace(partial, path)
         finally:

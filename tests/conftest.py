@@ -1,5 +1,6 @@
-"""Every test's `extractor run` and `extract --queue` write to a throwaway queue, never to out/; and every test
-sees the output a plain CI shell gets, whatever the developer's shell sets."""
+"""Every test's `extractor run` and `extract --queue` write to a throwaway queue, never to out/; every test
+sees the output a plain CI shell gets, whatever the developer's shell sets; and the test process keeps no regex
+programs in the checkout (tests compile patterns of their own; tests/test_regex_cache.py turns it on itself)."""
 
 import pytest
 
@@ -21,5 +22,15 @@ def _plain_output():
     patch = pytest.MonkeyPatch()
     for name in OUTPUT_SHAPING:
         patch.delenv(name, raising=False)
+    yield
+    patch.undo()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_regex_programs_kept():
+    from extractor import regex_cache
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(regex_cache, "_writable", False)
     yield
     patch.undo()

@@ -1,4 +1,5 @@
-"""regex_cache.regex: re.compile's pattern, built from a program an earlier process stored, whatever is in the file."""
+"""regex_cache.regex: re.compile's pattern, built from the program an earlier process stored; a file from another
+Python, damaged since written, or refused by the engine is not used."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import os
 import re
 import subprocess
 import sys
+import zlib
+from types import SimpleNamespace
 
 import pytest
 from fixture_paths import ROOT, SEED_000
@@ -22,6 +25,7 @@ def cache_file(tmp_path, monkeypatch):
     monkeypatch.setattr(regex_cache, "cache_path", lambda: path)
     monkeypatch.setattr(regex_cache, "_stored", None)
     monkeypatch.setattr(regex_cache, "_new", {})
+    monkeypatch.setattr(regex_cache, "_used", set())
     monkeypatch.setattr(regex_cache, "_writable", None)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     monkeypatch.setattr(regex_cache.atexit, "register", lambda function: None)  # written by the test, not at exit
@@ -32,7 +36,32 @@ def next_process(monkeypatch) -> None:
     """What a new process starts with: the file not read yet, nothing compiled."""
     monkeypatch.setattr(regex_cache, "_stored", None)
     monkeypatch.setattr(regex_cache, "_new", {})
+    monkeypatch.setattr(regex_cache, "_used", set())
     monkeypatch.setattr(regex_cache, "_writable", None)
+
+
+def compiles_counted(monkeypatch) -> list[str]:
+    """The sources regex_cache hands re.compile from now on (its own `re` only: other modules' stay re's)."""
+    counted: list[str] = []
+
+    def compile(source, flags=0):
+        counted.append(source)
+        return re.compile(source, flags)
+
+    monkeypatch.setattr(regex_cache, "re", SimpleNamespace(compile=compile, DEBUG=re.DEBUG))
+    return counted
+
+
+def file_of(programs: dict, stamp=None, checksum_off: int = 0) -> bytes:
+    """A cache file as regex_cache writes one (its stamp, the payload's checksum, the payload), or altered."""
+    payload = marshal.dumps(programs)
+    return marshal.dumps((stamp or regex_cache._STAMP, zlib.crc32(payload) ^ checksum_off, payload))
+
+
+def programs_in(path) -> dict:
+    stamp, checksum, payload = marshal.loads(path.read_bytes())
+    assert stamp == regex_cache._STAMP and checksum == zlib.crc32(payload)
+    return marshal.loads(payload)
 
 
 SOURCES = [
@@ -47,12 +76,12 @@ def test_a_pattern_compiled_once_is_built_from_its_stored_program_after(cache_fi
     first = [regex(source, flags) for source, flags in SOURCES]
     assert first == [re.compile(source, flags) for source, flags in SOURCES]
     regex_cache._write()
-    stamp, programs = marshal.loads(cache_file.read_bytes())
-    assert stamp == regex_cache._STAMP and set(programs) == {(source, int(flags)) for source, flags in SOURCES}
+    assert set(programs_in(cache_file)) == {(source, int(flags)) for source, flags in SOURCES}
 
     next_process(monkeypatch)
-    monkeypatch.setattr(regex_cache.re, "compile", None)  # a stored program needs no compiling: this would raise
+    compiled = compiles_counted(monkeypatch)
     again = [regex(source, flags) for source, flags in SOURCES]
+    assert compiled == []  # a stored program needs no compiling
     assert again == first  # equal patterns: the same flags, source and compiled code
     assert [p.groupindex for p in again] == [p.groupindex for p in first]
     match = again[0].search("Issued 1,250 Shares of our Common Stock")
@@ -66,10 +95,11 @@ def test_a_file_from_another_python_or_damaged_is_ignored(cache_file, monkeypatc
     program = regex_cache._program(source, flags)
     other = regex_cache._program(r"something else", 0)  # a valid program, of another pattern
     for content in (
-        marshal.dumps((("another python",), {key: other})),
-        marshal.dumps((regex_cache._STAMP, {key: ("not", "a program")})),  # the engine's arguments refused
-        marshal.dumps((regex_cache._STAMP, {key: (program[0], [1, 2, 3], *program[2:])})),  # code the engine refuses
-        marshal.dumps(regex_cache._STAMP)[:7],
+        file_of({key: other}, stamp=("another python",)),
+        file_of({key: other}, checksum_off=1),  # damaged since written
+        file_of({key: ("not", "a program")}),  # the engine's arguments refused
+        file_of({key: (program[0], [1, 2, 3], *program[2:])}),  # code the engine refuses
+        file_of({key: program})[:-9],
         b"",
         b"\x00binary\xff" * 10,
     ):
@@ -103,7 +133,6 @@ def test_a_failed_write_leaves_nothing_behind(cache_file, monkeypatch, tmp_path)
     blocked.write_text("not a folder")
     monkeypatch.setattr(regex_cache, "cache_path", lambda: blocked / "__pycache__" / "regexes")
     regex_cache._write()  # no error: the next process compiles again
-    assert blocked.read_text() == "not a folder"
     monkeypatch.setattr(regex_cache, "cache_path", lambda: cache_file)
     monkeypatch.setattr(regex_cache.os, "replace", lambda partial, path: (_ for _ in ()).throw(OSError("disk full")))
     regex_cache._write()
@@ -116,15 +145,21 @@ def test_the_file_keeps_other_processes_programs_and_stays_bounded(cache_file, m
     next_process(monkeypatch)
     regex(*SOURCES[1])
     regex_cache._write()  # a second process: the first one's program stays
-    assert len(marshal.loads(cache_file.read_bytes())[1]) == 2
+    assert len(programs_in(cache_file)) == 2
 
     monkeypatch.setattr(regex_cache, "MAX_PROGRAMS", 3)
     next_process(monkeypatch)
     for n in range(5):
         regex(rf"word{n}\b")
     regex_cache._write()
-    kept = marshal.loads(cache_file.read_bytes())[1]
+    kept = programs_in(cache_file)
     assert list(kept) == [(rf"word{n}\b", 0) for n in (2, 3, 4)]  # the newest
+
+    next_process(monkeypatch)
+    regex(r"word2\b")  # used by this process: kept before the file's others
+    regex(r"fresh\b")
+    regex_cache._write()
+    assert list(programs_in(cache_file)) == [(r"word4\b", 0), (r"word2\b", 0), (r"fresh\b", 0)]  # word3 dropped
 
 
 def test_a_rules_extraction_stores_every_pattern_it_compiles_and_reads_them_back(tmp_path):
@@ -132,7 +167,7 @@ def test_a_rules_extraction_stores_every_pattern_it_compiles_and_reads_them_back
     each equal to re.compile's; the second builds from them and writes the same extraction."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pycache")  # bytecode and the cache in tmp_path, not the checkout
-    outputs = []
+    outputs, files = [], []
     for run in (1, 2):
         output = tmp_path / f"run{run}.json"
         ran = subprocess.run(
@@ -144,9 +179,11 @@ def test_a_rules_extraction_stores_every_pattern_it_compiles_and_reads_them_back
         )
         assert ran.returncode == 0, ran.stderr
         outputs.append(output.read_text())
-    [path] = (tmp_path / "pycache").rglob("regex_cache.*.regexes")
-    stamp, programs = marshal.loads(path.read_bytes())
-    assert stamp == regex_cache._STAMP and len(programs) > 150  # the loaders', rules', lexicon's, validator's
+        [path] = (tmp_path / "pycache").rglob("regex_cache.*.regexes")
+        files.append((path.stat().st_ino, path.stat().st_mtime_ns))
+    assert files[1] == files[0]  # the second run found every program stored: it compiled nothing, wrote nothing
+    programs = programs_in(path)
+    assert len(programs) > 150  # the loaders', rules', lexicon's, validator's
     built = {key: regex_cache._sre.compile(key[0], *program) for key, program in programs.items()}
     assert all(pattern == re.compile(*key) for key, pattern in built.items())
     assert outputs[0] == outputs[1]
@@ -160,3 +197,15 @@ def test_a_program_that_does_not_build_re_compiles_pattern_is_not_kept(cache_fil
     source, flags = SOURCES[1]
     assert regex(source, flags) == re.compile(source, flags)
     assert regex_cache._new == {}
+
+
+def test_a_pattern_is_compiled_once_per_process_and_as_re_compile_would(cache_file, monkeypatch, recwarn):
+    compiled = compiles_counted(monkeypatch)
+    first, again = regex(r"(?P<year>\d{4})"), regex(r"(?P<year>\d{4})")
+    assert compiled == [r"(?P<year>\d{4})"] and again == first and again.groupindex == {"year": 1}
+
+    nested = regex(r"[[a]")  # re warns "Possible nested set" when compiling: once, and it is not kept
+    assert nested == re.compile(r"[[a]") and [str(w.message) for w in recwarn] == ["Possible nested set at position 1"]
+    assert list(regex_cache._new) == [(r"(?P<year>\d{4})", 0)]
+    with pytest.raises(TypeError):  # flags re.compile refuses
+        regex("a", 2.0)
