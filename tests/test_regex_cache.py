@@ -23,10 +23,7 @@ def cache_file(tmp_path, monkeypatch):
     """The cache in tmp_path, none read yet, nothing kept by this process, bytecode writing on."""
     path = tmp_path / "regexes"
     monkeypatch.setattr(regex_cache, "cache_path", lambda: path)
-    monkeypatch.setattr(regex_cache, "_stored", None)
-    monkeypatch.setattr(regex_cache, "_new", {})
-    monkeypatch.setattr(regex_cache, "_used", set())
-    monkeypatch.setattr(regex_cache, "_writable", None)
+    next_process(monkeypatch)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     monkeypatch.setattr(regex_cache.atexit, "register", lambda function: None)  # written by the test, not at exit
     return path
