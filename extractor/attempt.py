@@ -18,7 +18,7 @@ from extractor.extraction import Extraction
 from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.usage import Usage
 from extractor.loaders import load
-from extractor.validator import validate
+from extractor.validator import validate_keeping_facts
 
 INTERNAL_ERROR = "internal error, please report it: {error}"
 
@@ -70,7 +70,7 @@ def extract_document(
     in `accepted` set aside): every caller gets extraction and validation the same way."""
     extraction = extract(document)
     if validated:
-        extraction.validation = validate(extraction, document, accepted)
+        extraction.validation = validate_keeping_facts(extraction, document, accepted)
     return extraction
 
 

@@ -137,3 +137,33 @@ def test_a_loader_failing_on_one_input_fails_that_input_and_the_rest_are_extract
     assert f"{INPUTS[0]}: internal error, please report it: RuntimeError('a loader bug')" in result.stderr
     written = json.loads(out.read_text(encoding="utf-8"))
     assert [item["document_path"] for item in written] == [str(path) for path in INPUTS[1:]]
+
+
+@pytest.fixture
+def merges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every merge of a note's numbers into facts (the validator's FactSet, to_facts), counted."""
+    from extractor.schemas import concepts
+    from extractor.validator import factset
+
+    calls = [0]
+    merge = concepts.merge_printings
+
+    def counted(printings):
+        calls[0] += 1
+        return merge(printings)
+
+    monkeypatch.setattr(concepts, "merge_printings", counted)
+    monkeypatch.setattr(factset, "merge_printings", counted)
+    return calls
+
+
+@pytest.mark.parametrize("output_format", ["facts", "table"])
+def test_each_extraction_is_merged_into_facts_once_by_its_validation(
+    tmp_path: Path, merges: list[int], output_format: str
+) -> None:
+    """The facts written are those the validation merged (the same as merging again: the streaming test above)."""
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["extract", *map(str, INPUTS), "--format", output_format, "-o", str(out)])
+    assert result.exit_code in (0, 1), result.output
+    assert merges == [len(INPUTS)]
+    assert out.read_text(encoding="utf-8").count('"concept"' if output_format == "facts" else "\n") > len(INPUTS)

@@ -1,9 +1,9 @@
 """The LLM path does each piece of work once: counted, never timed.
 
 A bulk run validates a document once (the re-ask check is the validation when it checked the note
-returned), and instructor walks a response model once per process, not seven times a request.
-Whatever is reused must equal what would have been computed again: each test compares with a fresh
-validation.
+returned) and renders the facts that validation merged (a rules document's too), and instructor walks
+a response model once per process, not seven times a request. Whatever is reused must equal what
+would have been computed again: each test compares with a fresh validation.
 """
 
 from __future__ import annotations
@@ -54,15 +54,19 @@ def server():
 def validations(monkeypatch) -> Counter[str]:
     """Every call of the validator, by the module that made it."""
     calls: Counter[str] = Counter()
-    for module in (llm_backend, work, hybrid):
-        monkeypatch.setattr(module, "validate", _counting(calls, module.__name__))
+    for module, name in (
+        (llm_backend, "validate"),
+        (work, "validate_keeping_facts"),
+        (hybrid, "validate_keeping_facts"),
+    ):
+        monkeypatch.setattr(module, name, _counting(calls, module.__name__, getattr(validator, name)))
     return calls
 
 
-def _counting(calls: Counter[str], name: str) -> Any:
+def _counting(calls: Counter[str], name: str, function: Any) -> Any:
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls[name] += 1
-        return validator.validate(*args, **kwargs)
+        return function(*args, **kwargs)
 
     return counted
 
@@ -168,6 +172,22 @@ def test_a_bulk_document_renders_the_facts_its_validation_merged_and_the_same_ro
     kept, merged = work.finish(loaded, extraction), work.finish(loaded, again)
     assert kept.facts == merged.facts and kept.facts and kept.facts.count("\n") == len(to_facts(extraction.note))
     assert _untimed(kept.record) == _untimed(merged.record)
+
+
+def test_a_bulk_rules_document_renders_the_facts_its_validation_merged(monkeypatch):
+    """A rules document too: its numbers are merged into facts once (the validation's), and its rows are those of
+    its facts merged again."""
+    from extractor.schemas import concepts
+    from extractor.validator import factset
+
+    merges: list[int] = []
+    merge = concepts.merge_printings
+    monkeypatch.setattr(concepts, "merge_printings", lambda printings: merges.append(1) or merge(printings))
+    monkeypatch.setattr(factset, "merge_printings", concepts.merge_printings)
+    path = FIXTURES / "000_a279831d03f6579a.txt"
+    rendered = run_one(path, Step(BackendName.rules))
+    assert len(merges) == 1
+    assert rendered.facts and rendered.facts.count("\n") == len(to_facts(rules.extract(load(path)).note)) > 100
 
 
 def _untimed(record: str | None) -> dict[str, Any]:

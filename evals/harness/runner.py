@@ -21,7 +21,6 @@ from extractor.evals.harness.metrics import Counts, grounding_rate, tally, tally
 from extractor.evals.harness.outcomes import FactOutcome, fact_outcomes
 from extractor.extraction import Extraction
 from extractor.llm.usage import Usage
-from extractor.schemas.concepts import to_facts
 from extractor.suites import Suite, SuiteDocument
 
 
@@ -133,7 +132,7 @@ def run_suite(
     for document in suite.documents:
         result, extraction = _run_one(document, extract)
         results.append(result)
-        predicted = to_facts(extraction.note) if extraction else []
+        predicted = extraction.kept_facts() if extraction else []
         result.facts = len(predicted) if extraction else None
         result.robustness = document.robustness
         if not document.robustness:  # no gold: its facts are neither right nor extra

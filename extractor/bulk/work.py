@@ -31,7 +31,7 @@ from extractor.llm.client import EndpointError, LLMError, make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
 from extractor.loaders import load_bytes
-from extractor.validator import validate
+from extractor.validator import validate_keeping_facts
 
 DIMS = ("award", "line_item", "bound", "year")
 BLANKS = ("",) * len(DIMS)  # the dims a fact lacks
@@ -268,7 +268,7 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
     enter("validate")
     try:
         if extraction.validation is None:
-            extraction.validation = validate(extraction, document)
+            extraction.validation = validate_keeping_facts(extraction, document)
     except Exception as error:
         return failure(job, "validate", INTERNAL_ERROR.format(error=repr(error)))
     timing = {**loaded.timing, "validate_seconds": time.perf_counter() - started}

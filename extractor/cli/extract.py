@@ -45,7 +45,6 @@ from extractor.extraction import Extraction
 from extractor.findings import Validation
 from extractor.llm.errors import EndpointError
 from extractor.llm.usage import Usage
-from extractor.schemas.concepts import to_facts
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -258,12 +257,12 @@ class _Writer:
         if self.console is not None:
             from extractor.render import facts_table  # rich tables only for --format table
 
-            self.console.print(facts_table(extraction, to_facts(extraction.note)))
+            self.console.print(facts_table(extraction, extraction.kept_facts()))
             if extraction.validation is not None:
                 print_findings(self.console, extraction.document_path, extraction.validation)
         elif self.format is OutputFormat.facts:
             filing = extraction.filing.model_dump(mode="json")
-            for fact in to_facts(extraction.note):
+            for fact in extraction.kept_facts():
                 document = {**fact.to_json_dict(), "document": extraction.document_id, "filing": filing}
                 self.target.write(json.dumps(document, ensure_ascii=False) + "\n")
         else:  # one JSON array, indented as json.dumps(list, indent=2) indents it

@@ -53,6 +53,7 @@ __all__ = [
     "relation_members",
     "validate",
     "validate_facts",
+    "validate_keeping_facts",
 ]
 
 
@@ -66,6 +67,18 @@ def validate(
     `facts`: FactSet(iter_located_facts(extraction.note)), when the caller renders its merged facts too."""
     printings = facts if facts is not None else iter_located_facts(extraction.note)
     return _run(printings, document, accepted, extraction.note.fiscal_year_ends, expect_facts=True)
+
+
+def validate_keeping_facts(
+    extraction: Extraction, document: Document | SourceText | None = None, accepted: Collection[str] = ()
+) -> Validation:
+    """`validate`, keeping the note's facts as it merged them on the extraction (`Extraction.kept_facts`): the
+    caller that writes them next (a bulk record, `extract --format facts`) does not merge the note's numbers a
+    second time, about a tenth of a rules extraction's work."""
+    facts = FactSet(iter_located_facts(extraction.note))
+    validation = validate(extraction, document, accepted, facts)
+    extraction.keep_facts([fact for _, fact in facts])
+    return validation
 
 
 def amounts_printed(text: str) -> int:
