@@ -190,6 +190,19 @@ def test_a_bulk_rules_document_renders_the_facts_its_validation_merged(monkeypat
     assert rendered.facts and rendered.facts.count("\n") == len(to_facts(rules.extract(load(path)).note)) > 100
 
 
+def test_a_bulk_record_holds_its_extraction_as_model_dump_gives_it():
+    """The record's extraction (written by pydantic's serializer) reads back as model_dump(mode='json') gives it,
+    its text as printed (a real note's curly quotes and non-breaking spaces, not \\u escapes)."""
+    path = REAL / "gahc-10q-2024q3.html"
+    rendered = run_one(path, Step(BackendName.rules))
+    loaded = work.load_job(Job("key", str(path), path.stem, path.read_bytes()))
+    assert isinstance(loaded, work.Loaded) and rendered.record is not None
+    extraction = rules.extract(loaded.document)
+    extraction.validation = validate(extraction, loaded.document)
+    assert json.loads(rendered.record)["extraction"] == extraction.model_dump(mode="json")
+    assert "\\u" not in rendered.record and "\u2019" in rendered.record and "\xa0" in rendered.record
+
+
 def _untimed(record: str | None) -> dict[str, Any]:
     assert record is not None
     loaded = json.loads(record)
