@@ -18,7 +18,7 @@ from extractor.extraction import Extraction
 from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.usage import Usage
 from extractor.loaders import load
-from extractor.validator import validate_keeping_facts
+from extractor.validator import validate, validate_keeping_facts
 
 INTERNAL_ERROR = "internal error, please report it: {error}"
 
@@ -40,10 +40,15 @@ class Attempt:
 
 
 def attempt(
-    path: Path, extract: Callable[[Document], Extraction], validated: bool = False, accepted: Collection[str] = ()
+    path: Path,
+    extract: Callable[[Document], Extraction],
+    validated: bool = False,
+    accepted: Collection[str] = (),
+    keep_facts: bool = False,
 ) -> Attempt:
     """Load and extract one input, and validate the extraction against its document when `validated`
-    (findings whose ids are in `accepted` set aside); raises only EndpointError."""
+    (findings whose ids are in `accepted` set aside; with `keep_facts`, the facts the validation merged kept
+    for `Extraction.take_facts`); raises only EndpointError."""
     try:
         document = load(path)
     except LoadError as error:
@@ -51,7 +56,7 @@ def attempt(
     except Exception as error:  # a loader's own failure is this input's, not the batch's
         return Attempt(path, reason=INTERNAL_ERROR.format(error=repr(error)))
     try:
-        return Attempt(path, document, extract_document(document, extract, validated, accepted))
+        return Attempt(path, document, extract_document(document, extract, validated, accepted, keep_facts))
     except EndpointError:
         raise
     except LLMError as error:
@@ -65,12 +70,15 @@ def extract_document(
     extract: Callable[[Document], Extraction],
     validated: bool = True,
     accepted: Collection[str] = (),
+    keep_facts: bool = False,
 ) -> Extraction:
     """Extract a loaded document and, when `validated`, attach the validator's findings on it (those
-    in `accepted` set aside): every caller gets extraction and validation the same way."""
+    in `accepted` set aside): every caller gets extraction and validation the same way. `keep_facts`: for a
+    caller that writes the facts next (`Extraction.take_facts`), not for one that hands the extraction on."""
     extraction = extract(document)
     if validated:
-        extraction.validation = validate_keeping_facts(extraction, document, accepted)
+        check = validate_keeping_facts if keep_facts else validate
+        extraction.validation = check(extraction, document, accepted)
     return extraction
 
 

@@ -84,15 +84,17 @@ class Extraction(BaseModel):
         return to_facts(self.note)
 
     def keep_facts(self, facts: list[Fact]) -> None:
-        """Keep `facts()` as the validator just merged them for this note (the LLM backend's final check),
-        so that a bulk run renders them right after without merging the note's numbers a second time. Kept
-        beside the fields, not as a private attribute: pydantic compares those, and an extraction must
-        still equal one read back from its JSON."""
+        """Keep `facts()` as the validator just merged them for this note, for the writer that renders them
+        right after (`take_facts`: a bulk worker, `extract --format facts`), so that it does not merge the
+        note's numbers a second time. Kept beside the fields, not as a private attribute: pydantic compares
+        those, and an extraction must still equal one read back from its JSON."""
         self.__dict__[_KEPT] = (self.note, facts)
 
-    def kept_facts(self) -> list[Fact]:
-        """The facts `keep_facts` kept while `note` is still the note they came from, else `facts()`."""
-        kept = self.__dict__.get(_KEPT)
+    def take_facts(self) -> list[Fact]:
+        """The facts `keep_facts` kept, while `note` is still the note they came from, else `facts()`. Handed
+        over once: the extraction holds them no more (a batch that keeps its extractions does not keep their
+        facts twice), and a later call merges them afresh."""
+        kept = self.__dict__.pop(_KEPT, None)
         if kept is not None and kept[0] is self.note:
             return kept[1]
         return self.facts()

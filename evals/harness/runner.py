@@ -132,7 +132,7 @@ def run_suite(
     for document in suite.documents:
         result, extraction = _run_one(document, extract)
         results.append(result)
-        predicted = extraction.kept_facts() if extraction else []
+        predicted = extraction.take_facts() if extraction else []
         result.facts = len(predicted) if extraction else None
         result.robustness = document.robustness
         if not document.robustness:  # no gold: its facts are neither right nor extra
@@ -162,7 +162,7 @@ def run_suite(
 
 def _run_one(document: SuiteDocument, extract: Extract) -> tuple[DocumentResult, Extraction | None]:
     started = time.perf_counter()
-    tried = attempt(document.path, extract, validated=True, accepted=document.accepted_findings)
+    tried = attempt(document.path, extract, validated=True, accepted=document.accepted_findings, keep_facts=True)
     extraction = tried.extraction
     if extraction is None or extraction.validation is None:
         result = DocumentResult(

@@ -305,7 +305,7 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
             *map(fact.dims.get, DIMS, BLANKS),
             *((str(source.start), str(source.end), source.text) if (source := fact.source) else ("", "", "")),
         ]
-        for fact in extraction.kept_facts()
+        for fact in extraction.take_facts()
     ]
     seconds = sum(timing.values())
     reason = None if status is Status.done else f"{len(extraction.validation.errors)} validation errors"

@@ -162,7 +162,7 @@ def _extract_each(
     failures = 0
     for index, path in enumerate(inputs):
         try:
-            tried = attempt(path, run, validate_output, accepted)
+            tried = attempt(path, run, validate_output, accepted, keep_facts=True)
         except EndpointError as error:  # a key, model or URL problem: no other input would fare better
             usage.add(error.usage or Usage())
             left = len(inputs) - index - 1
@@ -257,12 +257,12 @@ class _Writer:
         if self.console is not None:
             from extractor.render import facts_table  # rich tables only for --format table
 
-            self.console.print(facts_table(extraction, extraction.kept_facts()))
+            self.console.print(facts_table(extraction, extraction.take_facts()))
             if extraction.validation is not None:
                 print_findings(self.console, extraction.document_path, extraction.validation)
         elif self.format is OutputFormat.facts:
             filing = extraction.filing.model_dump(mode="json")
-            for fact in extraction.kept_facts():
+            for fact in extraction.take_facts():
                 document = {**fact.to_json_dict(), "document": extraction.document_id, "filing": filing}
                 self.target.write(json.dumps(document, ensure_ascii=False) + "\n")
         else:  # one JSON array, indented as json.dumps(list, indent=2) indents it

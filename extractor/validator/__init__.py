@@ -72,9 +72,9 @@ def validate(
 def validate_keeping_facts(
     extraction: Extraction, document: Document | SourceText | None = None, accepted: Collection[str] = ()
 ) -> Validation:
-    """`validate`, keeping the note's facts as it merged them on the extraction (`Extraction.kept_facts`): the
-    caller that writes them next (a bulk record, `extract --format facts`) does not merge the note's numbers a
-    second time, about a tenth of a rules extraction's work."""
+    """`validate`, keeping the note's facts as it merged them on the extraction (`Extraction.take_facts`): the
+    caller that writes them next (a bulk run's facts rows, `extract --format facts`) does not merge the note's
+    numbers a second time, about a tenth of a rules extraction's work."""
     facts = FactSet(iter_located_facts(extraction.note))
     validation = validate(extraction, document, accepted, facts)
     extraction.keep_facts([fact for _, fact in facts])
