@@ -157,13 +157,26 @@ def merges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-@pytest.mark.parametrize("output_format", ["facts", "table"])
-def test_each_extraction_is_merged_into_facts_once_by_its_validation(
-    tmp_path: Path, merges: list[int], output_format: str
+@pytest.mark.parametrize("output_format", ["facts", "table", "json"])
+def test_each_extraction_is_merged_into_facts_once_and_none_holds_them_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, merges: list[int], output_format: str
 ) -> None:
-    """The facts written are those the validation merged (the same as merging again: the streaming test above)."""
+    """The facts written are those the validation merged (the same as merging again: the streaming test above),
+    and no extraction still holds them once written (`extract --queue` keeps its extractions): each merges
+    afresh when asked again."""
+    tried = []
+    attempt = extract_module.attempt
+
+    def kept(*args, **kwargs):
+        tried.append(attempt(*args, **kwargs))
+        return tried[-1]
+
+    monkeypatch.setattr(extract_module, "attempt", kept)
     out = tmp_path / "out"
     result = runner.invoke(app, ["extract", *map(str, INPUTS), "--format", output_format, "-o", str(out)])
     assert result.exit_code in (0, 1), result.output
     assert merges == [len(INPUTS)]
-    assert out.read_text(encoding="utf-8").count('"concept"' if output_format == "facts" else "\n") > len(INPUTS)
+    assert out.read_text(encoding="utf-8").count('"concept"' if output_format != "table" else "\n") > len(INPUTS)
+    for extraction in (t.extraction for t in tried):
+        assert extraction is not None and extraction.take_facts()
+    assert merges == [2 * len(INPUTS)]

@@ -27,7 +27,7 @@ from extractor.llm.merge import amounts, merge, prune
 from extractor.schemas.concepts import iter_located_facts
 from extractor.schemas.values import Amount
 from extractor.tables import layout
-from extractor.validator import validate_keeping_facts
+from extractor.validator import validate, validate_keeping_facts
 from extractor.validator.coverage import check_coverage
 from extractor.validator.factset import FactSet
 
@@ -49,11 +49,13 @@ class Plan:
         return self.ruled.provenance.asked
 
 
-def plan(document: Document) -> Plan:
-    """Run rules, validate, and choose the blocks holding unexplained numbers or facts an error blames."""
+def plan(document: Document, keep_facts: bool = False) -> Plan:
+    """Run rules, validate, and choose the blocks holding unexplained numbers or facts an error blames.
+    `keep_facts`: the facts the validation merged kept on the rules extraction, for a caller that writes them
+    right after (a bulk run; see `Extraction.take_facts`)."""
     ruled = rules.extract(document)
     ruled.provenance.backend = "hybrid"
-    validation = validate_keeping_facts(ruled, document)
+    validation = (validate_keeping_facts if keep_facts else validate)(ruled, document)
     errors = [f for f in validation.errors if not f.rule.startswith("coverage.")]
     unread = [f for f in validation.findings if f.rule.startswith("coverage.")]
     if next(iter_located_facts(ruled.note), None) is None:
@@ -90,7 +92,8 @@ def plan(document: Document) -> Plan:
 
 def combine(planned: Plan, asked: Extraction | LLMError, document: Document, validated: bool = False) -> Extraction:
     """The rules extraction with the LLM's reading of the blocks sent (kept as it is if the LLM failed);
-    `validated`: with the validation of the result attached (computed here anyway)."""
+    `validated`: with the validation of the result attached (computed here anyway), and the facts it merged
+    kept for the writer."""
     ruled = planned.ruled
     sent = f"{len(planned.asked)} block(s) sent ({', '.join(f'{b.kind} {b.index + 1}' for b in planned.asked)})"
     if isinstance(asked, LLMError):
@@ -121,7 +124,7 @@ def combine(planned: Plan, asked: Extraction | LLMError, document: Document, val
             ],
         }
     )
-    after = validate_keeping_facts(merged, document)
+    after = (validate_keeping_facts if validated else validate)(merged, document)
     merged.warnings.append(
         f"hybrid: {sent}; the LLM read {len(new)} value(s), {replaced} of them in place of rules readings in blocks with an error"
         + (f", {ungrounded} it gave with no span in its block left out" if ungrounded else "")
@@ -135,8 +138,9 @@ def combine(planned: Plan, asked: Extraction | LLMError, document: Document, val
 
 def extract(document: Document, llm: LLMBackend, validated: bool = False) -> Extraction:
     """Rules, then the LLM for the blocks rules fell short on. `validated`: with the validator's findings
-    against the document attached, from the validation this backend runs anyway (none run twice)."""
-    planned = plan(document)
+    against the document attached, from the validation this backend runs anyway (none run twice), and the
+    facts it merged kept for the writer (a bulk run)."""
+    planned = plan(document, validated)
     if not planned.asked:
         return ruled_as_is(planned, validated)
     try:
@@ -150,7 +154,7 @@ def extract(document: Document, llm: LLMBackend, validated: bool = False) -> Ext
 
 async def aextract(document: Document, llm: LLMBackend, validated: bool = False) -> Extraction:
     """As `extract`, with the LLM on the async client (bulk runs), computing where the LLM backend does."""
-    planned = await llm.run(plan, document)
+    planned = await llm.run(plan, document, validated)
     if not planned.asked:
         return ruled_as_is(planned, validated)
     try:

@@ -220,7 +220,7 @@ def _export(loaded: Loaded, step: Step) -> Rendered:
     try:
         blocks = None
         if step.backend is BackendName.hybrid:
-            planned = hybrid.plan(loaded.document)
+            planned = hybrid.plan(loaded.document, keep_facts=True)  # finish writes the facts when nothing is asked
             if not planned.asked:
                 return finish(loaded, hybrid.ruled_as_is(planned, validated=True))  # finish need not validate again
             blocks = hybrid.block_spans(planned)

@@ -162,7 +162,7 @@ def _extract_each(
     failures = 0
     for index, path in enumerate(inputs):
         try:
-            tried = attempt(path, run, validate_output, accepted, keep_facts=True)
+            tried = attempt(path, run, validate_output, accepted, keep_facts=writer.writes_facts)
         except EndpointError as error:  # a key, model or URL problem: no other input would fare better
             usage.add(error.usage or Usage())
             left = len(inputs) - index - 1
@@ -252,6 +252,11 @@ class _Writer:
             from rich.console import Console  # rich tables only for --format table
 
             self.console = Console(file=self.target, width=None if self.target.isatty() else 150)
+
+    @property
+    def writes_facts(self) -> bool:
+        """Whether `add` writes the facts (facts and table formats): only then are they kept from the validation."""
+        return self.format is not OutputFormat.json
 
     def add(self, extraction: Extraction) -> None:
         if self.console is not None:
