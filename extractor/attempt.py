@@ -18,7 +18,7 @@ from extractor.extraction import Extraction
 from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.usage import Usage
 from extractor.loaders import load
-from extractor.validator import validate, validate_keeping_facts
+from extractor.validator import validate
 
 INTERNAL_ERROR = "internal error, please report it: {error}"
 
@@ -77,8 +77,7 @@ def extract_document(
     caller that writes the facts next (`Extraction.take_facts`), not for one that hands the extraction on."""
     extraction = extract(document)
     if validated:
-        check = validate_keeping_facts if keep_facts else validate
-        extraction.validation = check(extraction, document, accepted)
+        extraction.validation = validate(extraction, document, accepted, keep_facts=keep_facts)
     return extraction
 
 

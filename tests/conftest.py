@@ -34,3 +34,21 @@ def _no_regex_programs_kept():
     patch.setattr(regex_cache, "_writable", False)
     yield
     patch.undo()
+
+
+@pytest.fixture
+def merges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every merge of a note's numbers into facts (the validator's FactSet, to_facts), counted."""
+    from extractor.schemas import concepts
+    from extractor.validator import factset
+
+    calls = [0]
+    merge = concepts.merge_printings
+
+    def counted(printings):
+        calls[0] += 1
+        return merge(printings)
+
+    monkeypatch.setattr(concepts, "merge_printings", counted)
+    monkeypatch.setattr(factset, "merge_printings", counted)
+    return calls

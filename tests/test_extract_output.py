@@ -139,24 +139,6 @@ def test_a_loader_failing_on_one_input_fails_that_input_and_the_rest_are_extract
     assert [item["document_path"] for item in written] == [str(path) for path in INPUTS[1:]]
 
 
-@pytest.fixture
-def merges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every merge of a note's numbers into facts (the validator's FactSet, to_facts), counted."""
-    from extractor.schemas import concepts
-    from extractor.validator import factset
-
-    calls = [0]
-    merge = concepts.merge_printings
-
-    def counted(printings):
-        calls[0] += 1
-        return merge(printings)
-
-    monkeypatch.setattr(concepts, "merge_printings", counted)
-    monkeypatch.setattr(factset, "merge_printings", counted)
-    return calls
-
-
 @pytest.mark.parametrize("output_format", ["facts", "table", "json"])
 def test_each_extraction_is_merged_into_facts_once_and_none_holds_them_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, merges: list[int], output_format: str

@@ -55,16 +55,14 @@ def validations(monkeypatch) -> Counter[str]:
     """Every call of the validator, by the module that made it."""
     calls: Counter[str] = Counter()
     for module in (llm_backend, work, hybrid):
-        for name in ("validate", "validate_keeping_facts"):
-            if hasattr(module, name):
-                monkeypatch.setattr(module, name, _counting(calls, module.__name__, getattr(validator, name)))
+        monkeypatch.setattr(module, "validate", _counting(calls, module.__name__))
     return calls
 
 
-def _counting(calls: Counter[str], name: str, function: Any) -> Any:
+def _counting(calls: Counter[str], name: str) -> Any:
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls[name] += 1
-        return function(*args, **kwargs)
+        return validator.validate(*args, **kwargs)
 
     return counted
 
@@ -172,19 +170,12 @@ def test_a_bulk_document_renders_the_facts_its_validation_merged_and_the_same_ro
     assert _untimed(kept.record) == _untimed(merged.record)
 
 
-def test_a_bulk_rules_document_renders_the_facts_its_validation_merged(monkeypatch):
+def test_a_bulk_rules_document_renders_the_facts_its_validation_merged(merges):
     """A rules document too: its numbers are merged into facts once (the validation's), and its rows are those of
     its facts merged again."""
-    from extractor.schemas import concepts
-    from extractor.validator import factset
-
-    merges: list[int] = []
-    merge = concepts.merge_printings
-    monkeypatch.setattr(concepts, "merge_printings", lambda printings: merges.append(1) or merge(printings))
-    monkeypatch.setattr(factset, "merge_printings", concepts.merge_printings)
     path = FIXTURES / "000_a279831d03f6579a.txt"
     rendered = run_one(path, Step(BackendName.rules))
-    assert len(merges) == 1
+    assert merges == [1]
     assert rendered.facts and rendered.facts.count("\n") == len(to_facts(rules.extract(load(path)).note)) > 100
 
 

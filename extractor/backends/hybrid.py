@@ -27,7 +27,7 @@ from extractor.llm.merge import amounts, merge, prune
 from extractor.schemas.concepts import iter_located_facts
 from extractor.schemas.values import Amount
 from extractor.tables import layout
-from extractor.validator import validate, validate_keeping_facts
+from extractor.validator import validate
 from extractor.validator.coverage import check_coverage
 from extractor.validator.factset import FactSet
 
@@ -55,7 +55,7 @@ def plan(document: Document, keep_facts: bool = False) -> Plan:
     right after (a bulk run; see `Extraction.take_facts`)."""
     ruled = rules.extract(document)
     ruled.provenance.backend = "hybrid"
-    validation = (validate_keeping_facts if keep_facts else validate)(ruled, document)
+    validation = validate(ruled, document, keep_facts=keep_facts)
     errors = [f for f in validation.errors if not f.rule.startswith("coverage.")]
     unread = [f for f in validation.findings if f.rule.startswith("coverage.")]
     if next(iter_located_facts(ruled.note), None) is None:
@@ -124,7 +124,7 @@ def combine(planned: Plan, asked: Extraction | LLMError, document: Document, val
             ],
         }
     )
-    after = (validate_keeping_facts if validated else validate)(merged, document)
+    after = validate(merged, document, keep_facts=validated)
     merged.warnings.append(
         f"hybrid: {sent}; the LLM read {len(new)} value(s), {replaced} of them in place of rules readings in blocks with an error"
         + (f", {ungrounded} it gave with no span in its block left out" if ungrounded else "")

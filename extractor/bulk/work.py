@@ -32,7 +32,7 @@ from extractor.llm.client import EndpointError, LLMError, make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
 from extractor.loaders import load_bytes
-from extractor.validator import validate_keeping_facts
+from extractor.validator import validate
 
 DIMS = ("award", "line_item", "bound", "year")
 BLANKS = ("",) * len(DIMS)  # the dims a fact lacks
@@ -269,7 +269,7 @@ def finish(loaded: Loaded, extraction: Extraction) -> Rendered:
     enter("validate")
     try:
         if extraction.validation is None:
-            extraction.validation = validate_keeping_facts(extraction, document)
+            extraction.validation = validate(extraction, document, keep_facts=True)
     except Exception as error:
         return failure(job, "validate", INTERNAL_ERROR.format(error=repr(error)))
     timing = {**loaded.timing, "validate_seconds": time.perf_counter() - started}

@@ -53,7 +53,6 @@ __all__ = [
     "relation_members",
     "validate",
     "validate_facts",
-    "validate_keeping_facts",
 ]
 
 
@@ -62,22 +61,19 @@ def validate(
     document: Document | SourceText | None = None,
     accepted: Collection[str] = (),
     facts: FactSet | None = None,
+    keep_facts: bool = False,
 ) -> Validation:
     """Validate an extraction; with its document, spans and scales are checked against the text too.
-    `facts`: FactSet(iter_located_facts(extraction.note)), when the caller renders its merged facts too."""
+    `facts`: FactSet(iter_located_facts(extraction.note)), when the caller renders its merged facts too.
+    `keep_facts`: the facts as the validation merged them kept on the extraction (`Extraction.take_facts`), for
+    the caller that writes them next (a bulk run's facts rows, `extract --format facts`), which then does not
+    merge the note's numbers a second time (about a tenth of a rules extraction's work)."""
+    if keep_facts and facts is None:
+        facts = FactSet(iter_located_facts(extraction.note))
     printings = facts if facts is not None else iter_located_facts(extraction.note)
-    return _run(printings, document, accepted, extraction.note.fiscal_year_ends, expect_facts=True)
-
-
-def validate_keeping_facts(
-    extraction: Extraction, document: Document | SourceText | None = None, accepted: Collection[str] = ()
-) -> Validation:
-    """`validate`, keeping the note's facts as it merged them on the extraction (`Extraction.take_facts`): the
-    caller that writes them next (a bulk run's facts rows, `extract --format facts`) does not merge the note's
-    numbers a second time, about a tenth of a rules extraction's work."""
-    facts = FactSet(iter_located_facts(extraction.note))
-    validation = validate(extraction, document, accepted, facts)
-    extraction.keep_facts([fact for _, fact in facts])
+    validation = _run(printings, document, accepted, extraction.note.fiscal_year_ends, expect_facts=True)
+    if keep_facts and facts is not None:
+        extraction.keep_facts([fact for _, fact in facts])
     return validation
 
 
