@@ -80,7 +80,7 @@ def make_clients(config: LLMConfig, limiter: RateLimiter | None = None, answers:
     policy = RetryPolicy(attempts=config.attempts, initial_wait=config.retry_wait, max_wait=config.max_wait)
     if limiter is None and (config.rpm or config.tpm):
         limiter = RateLimiter(config.rpm, config.tpm)
-    sync_transport, async_transport = transports(policy, cassettes, config.price, limiter)
+    sync_transport, async_transport = transports(policy, cassettes, config.price, limiter, config.base_url)
     common: dict[str, Any] = {"base_url": config.base_url, "timeout": config.timeout, "max_retries": 0}
     offline = answers is not None or config.cache is CacheMode.replay
     key = KEYLESS if offline and config.api_key is None else _api_key(config)

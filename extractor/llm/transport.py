@@ -28,6 +28,7 @@ from tenacity import (
 
 from extractor.llm.cassettes import Cassettes
 from extractor.llm.limits import RateLimiter, estimate_tokens
+from extractor.llm.sockets import async_transport
 from extractor.llm.usage import Price, charge
 
 TRANSIENT_ERRORS = (httpx2.TimeoutException, httpx2.NetworkError, httpx2.RemoteProtocolError)
@@ -208,8 +209,13 @@ class AsyncLLMTransport(httpx2.AsyncBaseTransport):
 
 
 def transports(
-    policy: RetryPolicy, cassettes: Cassettes | None, price: Price | None, limiter: RateLimiter | None = None
+    policy: RetryPolicy,
+    cassettes: Cassettes | None,
+    price: Price | None,
+    limiter: RateLimiter | None = None,
+    base_url: str | None = None,
 ) -> tuple[LLMTransport, AsyncLLMTransport]:
-    """A sync and an async transport sharing one policy, cassette store, price and rate limits."""
+    """A sync and an async transport sharing one policy, cassette store, price and rate limits; the async one
+    opens its connections to a plain-HTTP `base_url` on asyncio's socket calls (extractor.llm.sockets)."""
     ledger = _Ledger(policy, cassettes, price, limiter)
-    return LLMTransport(ledger), AsyncLLMTransport(ledger)
+    return LLMTransport(ledger), AsyncLLMTransport(ledger, async_transport(base_url))
