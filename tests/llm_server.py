@@ -139,3 +139,11 @@ class ScriptedServer:
                 pass
 
         return Handler
+
+
+class KeepAliveServer(ScriptedServer):
+    """The test server on HTTP/1.1 persistent connections, as OpenAI, vLLM, Ollama and llama.cpp's server keep
+    them (ScriptedServer answers HTTP/1.0: one connection per request)."""
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        return type("KeepAliveHandler", (super()._handler(),), {"protocol_version": "HTTP/1.1"})

@@ -16,7 +16,7 @@ from typing import Any
 import httpcore2
 import pytest
 from fixture_paths import FIXTURES
-from llm_server import ScriptedServer, tool_reply
+from llm_server import KeepAliveServer, ScriptedServer, tool_reply
 from scripted_answers import quoted_answer
 
 from extractor.backends import rules
@@ -24,17 +24,10 @@ from extractor.backends.llm import LLMBackend
 from extractor.llm import sockets
 from extractor.llm.config import LLMConfig
 from extractor.llm.errors import EndpointError, LLMError
-from extractor.llm.sockets import SocketBackend, SocketStream, _readable, async_transport
+from extractor.llm.sockets import SocketBackend, SocketStream, async_transport
 from extractor.loaders import load
 
 SEED = FIXTURES / "002_59f0e0194afd947c.txt"
-
-
-class KeepAliveServer(ScriptedServer):
-    """The test server on HTTP/1.1: a connection stays open for the client's next request."""
-
-    def _handler(self) -> Any:
-        return type("KeepAliveHandler", (super()._handler(),), {"protocol_version": "HTTP/1.1"})
 
 
 @pytest.fixture
@@ -240,11 +233,12 @@ def test_only_plain_http_endpoints_are_connected_here():
 
 def test_an_idle_connection_is_readable_once_the_server_has_closed_it_or_sent_something():
     left, right = socket.socketpair()
+    readable = SocketStream(left).get_extra_info
     with left, right:
-        assert not _readable(left)
+        assert not readable("is_readable")
         right.sendall(b"x")
-        assert _readable(left)
+        assert readable("is_readable")
         left.recv(1)
         right.close()
-        assert _readable(left)  # the end of the stream: the pool drops the connection instead of reusing it
-    assert _readable(left)  # closed here too
+        assert readable("is_readable")  # the end of the stream: the pool drops the connection instead of reusing it
+    assert readable("is_readable")  # closed here too

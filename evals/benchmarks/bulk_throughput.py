@@ -168,15 +168,11 @@ def _server_cpu() -> float:
 
 
 def scripted_server(responder: Any, keep_alive: bool) -> Any:
-    """The test server; with `keep_alive`, on HTTP/1.1 persistent connections, as OpenAI, vLLM, Ollama and
-    llama.cpp's server keep them (the fixture answers HTTP/1.0: one connection per request)."""
-    from llm_server import ScriptedServer
+    """The test server; with `keep_alive`, on HTTP/1.1 persistent connections, as real endpoints keep them
+    (the fixture answers HTTP/1.0: one connection per request)."""
+    from llm_server import KeepAliveServer, ScriptedServer
 
-    class KeepAlive(ScriptedServer):
-        def _handler(self) -> Any:
-            return type("KeepAliveHandler", (super()._handler(),), {"protocol_version": "HTTP/1.1"})
-
-    server = (KeepAlive if keep_alive else ScriptedServer)(responder)
+    server = (KeepAliveServer if keep_alive else ScriptedServer)(responder)
     server._httpd.handle_error = lambda *_: None  # type: ignore[method-assign]  # a client hanging up is no error
     return server
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
-import select
 import socket
 import ssl
 from collections.abc import Awaitable, Iterable
@@ -28,6 +27,7 @@ from urllib.parse import urlparse
 
 import httpcore2
 import httpx2
+from httpcore2._utils import is_socket_readable
 
 T = TypeVar("T")
 
@@ -98,7 +98,7 @@ class SocketStream(httpcore2.AsyncNetworkStream):
         if info == "socket":
             return self._sock
         if info == "is_readable":  # asked of an idle kept connection: readable means the server closed it
-            return _readable(self._sock)
+            return is_socket_readable(self._sock)  # (httpcore's own check, as its anyio stream makes it)
         if info == "client_addr":
             return self._sock.getsockname()
         if info == "server_addr":
@@ -182,15 +182,3 @@ async def _connect(
         sock.close()
         raise
     return sock
-
-
-def _readable(sock: socket.socket) -> bool:
-    """Whether a read would not wait (data or the end of the stream); a closed socket counts as readable."""
-    fd = sock.fileno()
-    if fd < 0:
-        return True
-    if hasattr(select, "poll"):
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        return bool(poller.poll(0))
-    return bool(select.select([fd], [], [], 0)[0])
