@@ -110,9 +110,15 @@ def find_note(document: Document) -> Section | None:
     A whole filing prints its notes as a numbered (or lettered) run of headings, or its Items. Among the
     notes named for stock compensation, the one whose body holds the most keyword hits wins (a table-of-
     contents line has no body); failing that, an equity or compensation note that shows many of them.
+
+    Found once per text: loading a document (`focus`) and the LLM backend's questions both ask.
     """
     if document.note is not None:
         return Section(document.note.start, document.note.end, document.note.heading, document.note.why)
+    return document.derived("note", _find_note)
+
+
+def _find_note(document: Document) -> Section | None:
     text = document.text
     heads = _headings(text)
     runs = _runs(heads)

@@ -23,7 +23,7 @@ from fixture_paths import FIXTURES
 from llm_server import ScriptedServer, tool_reply
 from scripted_answers import quoted_answer
 
-from extractor import validator
+from extractor import sections, validator
 from extractor.backends import hybrid, rules
 from extractor.backends import llm as llm_backend
 from extractor.backends.choice import BackendName
@@ -177,6 +177,29 @@ def test_a_bulk_rules_document_renders_the_facts_its_validation_merged(merges):
     rendered = run_one(path, Step(BackendName.rules))
     assert merges == [1]
     assert rendered.facts and rendered.facts.count("\n") == len(to_facts(rules.extract(load(path)).note)) > 100
+
+
+@pytest.mark.parametrize("path", [SEED, FIXTURES / "whole" / "meta-10k-2024.txt"], ids=["note", "whole filing"])
+def test_a_bulk_documents_note_is_found_once(server, monkeypatch, path):
+    """Loading narrows a document to its note (sections.focus) and the LLM backend asks where the note is
+    again: the second answer is the first, not another scan of every heading."""
+    found: list[Any] = []
+
+    def counted(document: Any) -> Any:
+        found.append(sections_find(document))
+        return found[-1]
+
+    server.script.append(tool_reply(answer(path)))
+    sections_find = sections._find_note
+    monkeypatch.setattr(sections, "_find_note", counted)
+    record = json.loads(run_one(path, Step(BackendName.llm, llm_config=settings(server))).record or "")
+    assert len(found) == 1 and found[0] is not None
+    read = [w for w in record["extraction"]["warnings"] if w.startswith("read ")]
+    if path == SEED:  # the document is its note
+        assert (found[0].start, found[0].end) == (0, len(load(path).text)) and not read
+    else:  # the filing's note, found on loading, is what was read
+        assert record["extraction"]["section"]["start"] == found[0].start > 0
+        assert read == [f"read {found[0].why}, offsets {found[0].start}-{found[0].end}, in 1 part(s)"]
 
 
 def test_a_bulk_record_holds_its_extraction_as_model_dump_gives_it():
