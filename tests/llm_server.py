@@ -75,6 +75,7 @@ class ScriptedServer:
         self.clock = clock  # stamps `arrivals`: a test's fake clock makes them the instants the client let them go
         self.script: list[Reply] = []
         self.requests: list[dict[str, Any]] = []
+        self.paths: list[str] = []  # each request's target as sent: a proxied request names the whole URL
         self.arrivals: list[float] = []  # self.clock() at each request, in order
         self._encoded: dict[int, tuple[dict[str, Any], bytes]] = {}
         self._lock = threading.Lock()
@@ -119,6 +120,7 @@ class ScriptedServer:
             disable_nagle_algorithm = True  # headers and body go in two writes: no 40 ms delayed-ACK stall between them
 
             def do_POST(self) -> None:
+                server.paths.append(self.path)
                 length = int(self.headers.get("content-length") or 0)
                 reply = server._next(json.loads(self.rfile.read(length) or b"{}"))
                 started = time.monotonic()

@@ -139,7 +139,7 @@ class LLMBackend:
     def _failure(self, ask: Ask, error: Exception) -> LLMError:
         """The error as one sentence: answered to the plan for an optional ask, else raised, carrying the
         calls made so far (a failed document still cost them)."""
-        failure = explain(error, self.config)
+        failure = explain(error, self.config, self._clients.proxy if self._clients is not None else None)
         if ask.optional and not isinstance(failure, EndpointError):
             return failure
         failure.usage = charge()

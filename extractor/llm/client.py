@@ -22,6 +22,7 @@ from extractor.llm.cassettes import CacheMode, CassetteMiss, Cassettes
 from extractor.llm.config import LLMConfig, StructuredMode
 from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.limits import RateLimiter
+from extractor.llm.proxies import OPENAI_URL, Proxy, endpoint_url, environment_proxy
 from extractor.llm.transport import RetryPolicy, transports
 from extractor.llm.usage import charge
 
@@ -40,6 +41,7 @@ class Clients:
     sync: instructor.Instructor
     run_async: instructor.AsyncInstructor
     config: LLMConfig
+    proxy: Proxy | None = None  # the one both clients go through (extractor.llm.proxies)
 
     def create_kwargs(self, messages: list[dict[str, Any]], response_model: type) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
@@ -57,8 +59,7 @@ class Clients:
 def _api_key(config: LLMConfig) -> str:
     if config.api_key is not None:
         return config.api_key.get_secret_value()
-    host = urlparse(config.base_url or "").hostname or ""
-    if not config.base_url or host.endswith("openai.com"):
+    if (urlparse(endpoint_url(config.base_url)).hostname or "").endswith("openai.com"):
         raise EndpointError(
             "no API key: set OPENAI_API_KEY (or --api-key), or point --base-url at a local server "
             "(vLLM, Ollama, llama.cpp), which needs none"
@@ -80,40 +81,66 @@ def make_clients(config: LLMConfig, limiter: RateLimiter | None = None, answers:
     policy = RetryPolicy(attempts=config.attempts, initial_wait=config.retry_wait, max_wait=config.max_wait)
     if limiter is None and (config.rpm or config.tpm):
         limiter = RateLimiter(config.rpm, config.tpm)
-    sync_transport, async_transport = transports(policy, cassettes, config.price, limiter, config.base_url)
-    common: dict[str, Any] = {"base_url": config.base_url, "timeout": config.timeout, "max_retries": 0}
     offline = answers is not None or config.cache is CacheMode.replay
     key = KEYLESS if offline and config.api_key is None else _api_key(config)
+    endpoint = endpoint_url(config.base_url)
+    proxy = None if offline else environment_proxy(endpoint)  # (nothing is sent offline)
+    sync_transport, async_transport = transports(policy, cassettes, config.price, limiter, endpoint, proxy)
+    common: dict[str, Any] = {"base_url": endpoint, "timeout": config.timeout, "max_retries": 0}
     sync_client = openai.OpenAI(api_key=key, http_client=httpx2.Client(transport=sync_transport), **common)
     async_client = openai.AsyncOpenAI(api_key=key, http_client=httpx2.AsyncClient(transport=async_transport), **common)
     mode = MODES[config.mode]
     model_checks.install()  # instructor's walk of the response model: once per model, not seven times a request
     clients = Clients(
-        instructor.from_openai(sync_client, mode=mode), instructor.from_openai(async_client, mode=mode), config
+        instructor.from_openai(sync_client, mode=mode), instructor.from_openai(async_client, mode=mode), config, proxy
     )
     for client in (clients.sync, clients.run_async):
         client.on("parse:error", _count_reask)
     return clients
 
 
+def _refused_by_proxy(cause: BaseException) -> bool:
+    """The proxy, not the endpoint, said no: a 407 to a request it forwards, or a tunnel it would not open."""
+    if isinstance(cause, openai.APIStatusError):
+        return cause.status_code == 407
+    return isinstance(cause, openai.APIConnectionError) and isinstance(cause.__cause__, httpx2.ProxyError)
+
+
+def _proxy_failure(cause: BaseException, proxy: Proxy, endpoint: str) -> EndpointError:
+    """Every document would fail alike: the run stops with what to change. (A refused tunnel is not retried.)"""
+    said = f"{cause.status_code} {cause.message}" if isinstance(cause, openai.APIStatusError) else str(cause.__cause__)
+    if said.startswith("407"):
+        return EndpointError(
+            f"the proxy {proxy.shown} ({proxy.source}) asks for credentials (HTTP 407): give them in {proxy.source} "
+            "as http://user:password@host:port"
+        )
+    return EndpointError(f"the proxy {proxy.shown} ({proxy.source}) would not connect to {endpoint} ({said})")
+
+
 def _count_reask(*_: Any, **__: Any) -> None:
     charge().reasks += 1
 
 
-def explain(error: BaseException, config: LLMConfig) -> LLMError:
-    """The first cause we understand, as a sentence that says what to do (never containing the key)."""
-    failure = _explain(error, config)
+def explain(error: BaseException, config: LLMConfig, proxy: Proxy | None = None) -> LLMError:
+    """The first cause we understand, as a sentence that says what to do (never containing the key), naming the
+    `proxy` the request went through."""
+    failure = _explain(error, config, proxy)
     if config.api_key is not None and config.api_key.get_secret_value() in str(failure):
         failure = type(failure)(str(failure).replace(config.api_key.get_secret_value(), "***"))
     return failure
 
 
-def _explain(error: BaseException, config: LLMConfig) -> LLMError:
-    where = config.base_url or "the OpenAI API"
+def _explain(error: BaseException, config: LLMConfig, proxy: Proxy | None) -> LLMError:
+    endpoint = endpoint_url(config.base_url)
+    named = where = "the OpenAI API" if endpoint == OPENAI_URL else endpoint
+    if proxy is not None:
+        where += f" (through the proxy {proxy.shown}, from {proxy.source})"
     cause: BaseException | None = error
     while cause is not None:
         if isinstance(cause, LLMError):
             return cause
+        if proxy is not None and _refused_by_proxy(cause):
+            return _proxy_failure(cause, proxy, named)
         if isinstance(cause, CassetteMiss):
             return LLMError(str(cause))
         if isinstance(cause, openai.AuthenticationError):

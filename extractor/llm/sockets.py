@@ -32,10 +32,11 @@ from httpcore2._utils import is_socket_readable
 T = TypeVar("T")
 
 
-def async_transport(base_url: str | None) -> httpx2.AsyncHTTPTransport:
-    """httpx's transport for `base_url`; for a plain-HTTP endpoint, its connections made here."""
-    transport = httpx2.AsyncHTTPTransport()
-    if base_url and urlparse(base_url).scheme == "http":
+def async_transport(base_url: str | None, proxy: str | None = None) -> httpx2.AsyncHTTPTransport:
+    """httpx's transport for `base_url` (through `proxy`, if any); for a plain-HTTP endpoint reached directly,
+    its connections made here."""
+    transport = httpx2.AsyncHTTPTransport(proxy=proxy)
+    if proxy is None and base_url and urlparse(base_url).scheme == "http":
         pool = getattr(transport, "_pool", None)
         if type(pool) is httpcore2.AsyncConnectionPool and hasattr(pool, "_network_backend"):
             pool._network_backend = SocketBackend()  # (httpx's transport takes no backend of its own)

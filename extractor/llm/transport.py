@@ -27,7 +27,9 @@ from tenacity import (
 )
 
 from extractor.llm.cassettes import Cassettes
+from extractor.llm.errors import EndpointError
 from extractor.llm.limits import RateLimiter, estimate_tokens
+from extractor.llm.proxies import Proxy
 from extractor.llm.sockets import async_transport
 from extractor.llm.usage import Price, charge
 
@@ -214,8 +216,24 @@ def transports(
     price: Price | None,
     limiter: RateLimiter | None = None,
     base_url: str | None = None,
+    proxy: Proxy | None = None,
 ) -> tuple[LLMTransport, AsyncLLMTransport]:
-    """A sync and an async transport sharing one policy, cassette store, price and rate limits; the async one
-    opens its connections to a plain-HTTP `base_url` on asyncio's socket calls (extractor.llm.sockets)."""
+    """A sync and an async transport sharing one policy, cassette store, price and rate limits, both through
+    `proxy` (extractor.llm.proxies) if any; the async one opens its connections to a plain-HTTP `base_url`
+    reached directly on asyncio's socket calls (extractor.llm.sockets)."""
     ledger = _Ledger(policy, cassettes, price, limiter)
-    return LLMTransport(ledger), AsyncLLMTransport(ledger, async_transport(base_url))
+    try:
+        inner = httpx2.HTTPTransport(proxy=proxy.url if proxy else None)
+        inner_async = async_transport(base_url, proxy.url if proxy else None)
+    except (ImportError, ValueError, httpx2.InvalidURL) as error:  # a SOCKS proxy without socksio; another scheme
+        assert proxy is not None  # (only a proxy makes these fail)
+        raise EndpointError(
+            f"the proxy {proxy.shown} ({proxy.source}) cannot be used: "
+            + (
+                "install socksio for a SOCKS proxy"
+                if isinstance(error, ImportError)
+                else "not an http, https, socks5 or socks5h URL"
+            )
+            + ", or list the endpoint's host in NO_PROXY"
+        ) from None
+    return LLMTransport(ledger, inner), AsyncLLMTransport(ledger, inner_async)
