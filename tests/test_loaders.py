@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from fixture_paths import EDGAR_KMX, HTML_000, HTML_002, SEED_000, SEED_002, TEXT_000, TEXT_002
+from fixture_paths import EDGAR_KMX, FIXTURES, HTML_000, HTML_002, SEED_000, SEED_002, TEXT_000, TEXT_002
 
 from extractor.document import Document, LoadError
 from extractor.loaders import load, load_text
@@ -252,6 +252,23 @@ def test_edgar_submission_without_documents_is_an_error():
 # --------------------------------------------------------------------------- bad inputs
 
 
+INSTANCE = FIXTURES / "xbrl" / "small_instance.xml"  # its declaration, then a comment, then <xbrli:xbrl>
+FILING_SUMMARY = (  # how an EDGAR submission's FilingSummary.xml starts
+    b'<?xml version="1.0" encoding="utf-8"?>\r\n<FilingSummary>\r\n  <Version>3.24.3</Version>\r\n'
+    b"  <ProcessingTime />\r\n  <ReportFormat>Html</ReportFormat>\r\n  <ContextCount>248</ContextCount>\r\n"
+)
+
+
+def test_xml_that_is_html_or_text_is_still_read():
+    """Inline XBRL and XHTML start with a declaration too; text after a bare declaration is read as text."""
+    html = load_text(
+        '<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body><p>Options 1,234</p></body></html>',
+        path="note.htm",
+    )
+    text = load_text('<?xml version="1.0"?>\nStock options outstanding 1,234\n', path="note.txt")
+    assert (html.format, html.text) == ("html", "Options 1,234") and text.format == "rpage-text"
+
+
 def _write(tmp_path: Path, name: str, data: bytes) -> Path:
     path = tmp_path / name
     path.write_bytes(data)
@@ -268,6 +285,11 @@ def _write(tmp_path: Path, name: str, data: bytes) -> Path:
         ("nul.txt", b"Stock Option Activity\n7,869\n\x00\x00\x00\x00\n57.96\n", "binary"),
         ("prose.txt", b"Stock Compensation Plan\nThe Company has a share award plan.\n", "no numbers"),
         ("prose.htm", b"<html><body><table><tr><td>Awards</td><td>none</td></tr></table></body></html>", "no numbers"),
+        # XML that is not HTML: read as text, its tags and attributes were a note's words and numbers
+        ("declaration.htm", b'\xef\xbb\xbf<?xml version="1.0" encoding="utf-8"?>\r\n', "only an XML declaration"),
+        ("instance.xml", INSTANCE.read_bytes(), "XML document (root <xbrli:xbrl>), not a filing section"),
+        ("instance.xml", INSTANCE.read_bytes(), "an XBRL instance's facts are gold: extractor gold from-xbrl"),
+        ("FilingSummary.xml", FILING_SUMMARY, "XML document (root <FilingSummary>), not a filing section"),
     ],
 )
 def test_bad_file_gives_load_error_naming_it(tmp_path, name, data, reason):

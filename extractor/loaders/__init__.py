@@ -56,6 +56,8 @@ def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Docu
         document = focus(_checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta)))
         document.grids = grids(tables, *document.span)  # only the note's tables are rebuilt
         return document
+    if text.lstrip("\ufeff \t\n").startswith("<?xml"):
+        _refuse_xml(text, path)
     fmt = "aligned-text" if len(_ALIGNED_ROW_RE.findall(text)) >= 3 else "rpage-text"
     meta = rpage_text_metadata(text) if fmt == "rpage-text" else DocumentMetadata()
     return focus(_checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=with_cover(meta, text))))
@@ -102,6 +104,33 @@ def _load_submission(text: str, path: str, doc_id: str) -> Document:
     return inner.model_copy(
         update={"metadata": merged, "format": f"edgar-submission/{inner.format}", "warnings": warnings + inner.warnings}
     )
+
+
+def _refuse_xml(text: str, path: str) -> None:
+    """An XML document that is not HTML (an XBRL instance, an EDGAR FilingSummary.xml, a lone declaration) is no
+    filing section: read as text, its tags and attributes would be taken for a note's words and numbers. Text
+    after a declaration that opens no element is read as text."""
+    prolog = _XML_PROLOG.match(text)
+    rest = text[prolog.end() :] if prolog else text
+    if not rest.strip():
+        raise LoadError(path, "holds only an XML declaration: nothing to extract")
+    root = _XML_ELEMENT.match(rest)
+    if root is None:
+        return
+    gold = (
+        "; an XBRL instance's facts are gold: extractor gold from-xbrl" if root[1].rpartition(":")[2] == "xbrl" else ""
+    )
+    raise LoadError(
+        path,
+        f"is an XML document (root <{root[1]}>), not a filing section: the extractor reads HTML (inline XBRL "
+        f"included), EDGAR submissions and plain text{gold}",
+    )
+
+
+# An XML document's declaration and the comments, processing instructions and doctype after it (possessive:
+# a comment left open is not retried against every later '-->')
+_XML_PROLOG = regex(r"[\ufeff\s]*<\?xml\b[^>]*\?>(?:\s*<!--.*?-->|\s*<\?.*?\?>|\s*<!DOCTYPE[^>]*>)*+", re.S)
+_XML_ELEMENT = regex(r"\s*<([A-Za-z_][\w.:-]*)")
 
 
 def _checked(doc: Document) -> Document:
