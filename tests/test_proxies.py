@@ -31,7 +31,6 @@ from extractor.llm.client import make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.errors import EndpointError
 from extractor.llm.proxies import Proxy, endpoint_url, environment_proxy
-from extractor.llm.sockets import SocketBackend, async_transport
 from extractor.loaders import load
 
 HOST = "filings.llm.test"  # resolved by the `looked_up` fixture alone
@@ -241,14 +240,6 @@ def test_a_missing_key_is_said_first_and_an_offline_run_needs_no_proxy(monkeypat
     with pytest.raises(EndpointError, match="^no API key"):
         make_clients(LLMConfig(model="gpt-4o-mini"))
     assert make_clients(LLMConfig(model="gpt-4o-mini", cache="replay")).proxy is None  # nothing is sent
-
-
-def test_a_proxied_async_endpoint_keeps_httpx_connections():
-    """extractor.llm.sockets connects directly; a proxy's connections stay with httpx (anyio)."""
-    direct = async_transport("http://vllm.internal:8000/v1", None)
-    proxied = async_transport("http://vllm.internal:8000/v1", "http://proxy.corp:3128")
-    assert isinstance(direct._pool._network_backend, SocketBackend)
-    assert not isinstance(proxied._pool._network_backend, SocketBackend)
 
 
 ENVIRONMENTS = [

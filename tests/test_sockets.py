@@ -229,6 +229,8 @@ def test_only_plain_http_endpoints_are_connected_here():
     assert isinstance(plain._network_backend, SocketBackend)  # (fails if httpx or httpcore rename their parts)
     for base_url in ("https://api.openai.com/v1", None):
         assert not isinstance(async_transport(base_url)._pool._network_backend, SocketBackend)
+    proxied = async_transport("http://vllm.internal:8000/v1", "http://proxy.corp:3128")._pool  # (the proxy's pool)
+    assert not isinstance(proxied._network_backend, SocketBackend)
 
 
 def test_an_idle_connection_is_readable_once_the_server_has_closed_it_or_sent_something():

@@ -56,10 +56,10 @@ class Clients:
         return kwargs
 
 
-def _api_key(config: LLMConfig) -> str:
+def _api_key(config: LLMConfig, endpoint: str) -> str:
     if config.api_key is not None:
         return config.api_key.get_secret_value()
-    if (urlparse(endpoint_url(config.base_url)).hostname or "").endswith("openai.com"):
+    if (urlparse(endpoint).hostname or "").endswith("openai.com"):
         raise EndpointError(
             "no API key: set OPENAI_API_KEY (or --api-key), or point --base-url at a local server "
             "(vLLM, Ollama, llama.cpp), which needs none"
@@ -82,8 +82,8 @@ def make_clients(config: LLMConfig, limiter: RateLimiter | None = None, answers:
     if limiter is None and (config.rpm or config.tpm):
         limiter = RateLimiter(config.rpm, config.tpm)
     offline = answers is not None or config.cache is CacheMode.replay
-    key = KEYLESS if offline and config.api_key is None else _api_key(config)
     endpoint = endpoint_url(config.base_url)
+    key = KEYLESS if offline and config.api_key is None else _api_key(config, endpoint)
     proxy = None if offline else environment_proxy(endpoint)  # (nothing is sent offline)
     sync_transport, async_transport = transports(policy, cassettes, config.price, limiter, endpoint, proxy)
     common: dict[str, Any] = {"base_url": endpoint, "timeout": config.timeout, "max_retries": 0}

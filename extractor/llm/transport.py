@@ -222,9 +222,10 @@ def transports(
     `proxy` (extractor.llm.proxies) if any; the async one opens its connections to a plain-HTTP `base_url`
     reached directly on asyncio's socket calls (extractor.llm.sockets)."""
     ledger = _Ledger(policy, cassettes, price, limiter)
+    through = proxy.url if proxy else None
     try:
-        inner = httpx2.HTTPTransport(proxy=proxy.url if proxy else None)
-        inner_async = async_transport(base_url, proxy.url if proxy else None)
+        inner = httpx2.HTTPTransport(proxy=through)
+        inner_async = async_transport(base_url, through)
     except (ImportError, ValueError, httpx2.InvalidURL) as error:  # a SOCKS proxy without socksio; another scheme
         assert proxy is not None  # (only a proxy makes these fail)
         raise EndpointError(

@@ -56,8 +56,9 @@ def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Docu
         document = focus(_checked(Document(id=doc_id, path=path, format="html", text=rendered, metadata=meta)))
         document.grids = grids(tables, *document.span)  # only the note's tables are rebuilt
         return document
-    if text.lstrip("\ufeff \t\n").startswith("<?xml"):
-        _refuse_xml(text, path)
+    prolog = _XML_PROLOG.match(text)
+    if prolog:
+        _refuse_xml(text[prolog.end() :], path)
     fmt = "aligned-text" if len(_ALIGNED_ROW_RE.findall(text)) >= 3 else "rpage-text"
     meta = rpage_text_metadata(text) if fmt == "rpage-text" else DocumentMetadata()
     return focus(_checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=with_cover(meta, text))))
@@ -106,12 +107,10 @@ def _load_submission(text: str, path: str, doc_id: str) -> Document:
     )
 
 
-def _refuse_xml(text: str, path: str) -> None:
+def _refuse_xml(rest: str, path: str) -> None:
     """An XML document that is not HTML (an XBRL instance, an EDGAR FilingSummary.xml, a lone declaration) is no
-    filing section: read as text, its tags and attributes would be taken for a note's words and numbers. Text
-    after a declaration that opens no element is read as text."""
-    prolog = _XML_PROLOG.match(text)
-    rest = text[prolog.end() :] if prolog else text
+    filing section: read as text, its tags and attributes would be taken for a note's words and numbers. `rest`
+    is what follows its prolog; text there that opens no element is read as text."""
     if not rest.strip():
         raise LoadError(path, "holds only an XML declaration: nothing to extract")
     root = _XML_ELEMENT.match(rest)
