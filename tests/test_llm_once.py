@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from fixture_paths import FIXTURES
-from llm_server import ScriptedServer, tool_reply
+from llm_server import ScriptedServer, error_reply, tool_reply
 from scripted_answers import quoted_answer
 
 from extractor import sections, validator
@@ -32,6 +32,7 @@ from extractor.bulk import work
 from extractor.bulk.work import Job, Rendered, Step, handle
 from extractor.extraction import Extraction
 from extractor.llm import model_checks, response_model
+from extractor.llm.client import make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.response_model import quoted_view
 from extractor.loaders import load
@@ -290,11 +291,16 @@ def _most_at_once(server: ScriptedServer, delay: float) -> int:
     return max(sum(1 for other in arrivals if start - delay < other <= start) for start in arrivals)
 
 
+def sharing(config: LLMConfig, requests: int) -> LLMBackend:
+    """A backend whose clients have at most `requests` requests at the endpoint at once (a bulk worker's)."""
+    return LLMBackend(config, clients=make_clients(config, requests=requests))
+
+
 def test_a_bulk_backend_has_at_most_its_share_of_requests_at_the_endpoint(server):
     reply = tool_reply(answer())
     reply.delay = 0.05
     server.responder = lambda body: reply
-    backend = LLMBackend(settings(server), requests=2)
+    backend = sharing(settings(server), 2)
 
     async def five() -> list[Any]:
         return await asyncio.gather(*(backend.aextract(load(SEED), validated=True) for _ in range(5)))
@@ -302,6 +308,38 @@ def test_a_bulk_backend_has_at_most_its_share_of_requests_at_the_endpoint(server
     extractions = asyncio.run(five())
     assert len(server.requests) == 5 and all(e.validation is not None for e in extractions)
     assert _most_at_once(server, reply.delay) == 2
+
+
+def test_a_request_holds_its_place_through_its_retries_and_makes_way_before_its_answer_is_read(server, monkeypatch):
+    """The share counts requests at the endpoint. A retried request keeps its place while it backs off (a
+    struggling endpoint is not sent another document's request instead); once its answer has arrived, the
+    next document's request, built while it waited, goes out before openai and instructor make the answer
+    into the response model, so the endpoint does not wait on this process's CPU. Ordered by the event
+    loop, not timed."""
+    server.script += [error_reply(503, "overloaded"), tool_reply(answer()), tool_reply(answer())]
+    backend = sharing(settings(server), 1)
+    events: list[str] = []
+    # what the AsyncLLMTransport under openai's client sends through
+    inner = backend.clients.run_async.client._client._transport.inner
+    send = inner.handle_async_request
+
+    async def logged(request: Any) -> Any:
+        events.append(f"sent {asyncio.current_task().get_name()}")  # type: ignore[union-attr]
+        return await send(request)
+
+    monkeypatch.setattr(inner, "handle_async_request", logged)
+    backend.clients.run_async.on(
+        "completion:response",
+        lambda *_: events.append(f"read {asyncio.current_task().get_name()}"),  # type: ignore[union-attr]
+    )
+
+    async def two() -> None:
+        first = asyncio.create_task(backend.aextract(load(SEED)), name="A")
+        second = asyncio.create_task(backend.aextract(load(SEED)), name="B")
+        await asyncio.gather(first, second)
+
+    asyncio.run(two())
+    assert events == ["sent A", "sent A", "sent B", "read A", "read B"]
 
 
 def test_an_llm_worker_holds_twice_its_share_of_documents_and_rules_one_each():

@@ -22,6 +22,7 @@ from scripted_answers import quoted_answer
 from extractor.backends import rules
 from extractor.backends.llm import LLMBackend
 from extractor.llm import sockets
+from extractor.llm.client import make_clients
 from extractor.llm.config import LLMConfig
 from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.sockets import SocketBackend, SocketStream, async_transport
@@ -59,7 +60,7 @@ def answering(server: ScriptedServer, delay: float = 0.0) -> ScriptedServer:
 
 
 def extract_concurrently(config: LLMConfig, count: int) -> list[Any]:
-    backend = LLMBackend(config, requests=2)
+    backend = LLMBackend(config, clients=make_clients(config, requests=2))
 
     async def run() -> list[Any]:
         return await asyncio.gather(*(backend.aextract(load(SEED), validated=True) for _ in range(count)))

@@ -7,7 +7,6 @@ one. So the same logic serves a single file and a concurrent batch.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Collection, Generator
 from dataclasses import dataclass
 from datetime import date
@@ -62,15 +61,11 @@ class LLMBackend:
         config: LLMConfig,
         prompt: Prompt | None = None,
         clients: Clients | None = None,
-        requests: int | None = None,
         compute: Compute | None = None,
     ) -> None:
         self.config = config
         self.prompt = prompt or load_prompt(config.prompt)
         self._clients = clients
-        # At most this many async requests at the endpoint at once (a bulk worker's share of --concurrency):
-        # the documents it holds beyond that are prepared, grounded and validated meanwhile.
-        self._requests = asyncio.Semaphore(requests) if requests is not None else None
         self.compute = compute  # where aextract's computing runs (a bulk worker's thread); None: on the loop
 
     @property
@@ -127,12 +122,7 @@ class LLMBackend:
     async def _acomplete(self, ask: Ask) -> BaseModel | LLMError:
         try:
             kwargs = self.clients.create_kwargs(ask.messages, ask.response_model)
-            if self._requests is None:
-                return await self.clients.run_async.chat.completions.create(**kwargs)
-            async with self._requests:
-                answer = await self.clients.run_async.chat.completions.create(**kwargs)
-            await asyncio.sleep(0)  # a document waiting for the freed request sends it before this one is grounded
-            return answer
+            return await self.clients.run_async.chat.completions.create(**kwargs)
         except Exception as error:
             return self._failure(ask, error)
 

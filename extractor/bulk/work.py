@@ -127,11 +127,9 @@ class Step:
                 answers = RequestRecorder()
             elif self.results is not None:
                 answers = BatchAnswers(self.results.path, self.results.index)
-            clients = make_clients(self.llm_config, self.limiter, answers)
+            clients = make_clients(self.llm_config, self.limiter, answers, requests)
             in_worker = requests is not None  # a worker's loop serves many documents: it computes beside them
-            self._llm = LLMBackend(
-                self.llm_config, clients=clients, requests=requests, compute=compute if in_worker else None
-            )
+            self._llm = LLMBackend(self.llm_config, clients=clients, compute=compute if in_worker else None)
             if in_worker and self.backend is BackendName.llm:  # hybrid asks about blocks, not the whole note
                 self._llm.warm()
 

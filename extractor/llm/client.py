@@ -67,12 +67,15 @@ def _api_key(config: LLMConfig, endpoint: str) -> str:
     return KEYLESS
 
 
-def make_clients(config: LLMConfig, limiter: RateLimiter | None = None, answers: Any = None) -> Clients:
+def make_clients(
+    config: LLMConfig, limiter: RateLimiter | None = None, answers: Any = None, requests: int | None = None
+) -> Clients:
     """Both clients share the transport's retry policy, rate limits, cassettes and price table; openai's own retries are off.
 
     `limiter` is one shared with other processes (bulk runs); by default the config's rpm and tpm make one.
     `answers` replaces the cassette store (llm.batch: a request recorder, or Batch API results): no
-    request then reaches the endpoint, and no key is needed."""
+    request then reaches the endpoint, and no key is needed. `requests`: at most that many of the async
+    client's requests at the endpoint at once (a bulk worker's share of --concurrency; transport.py)."""
     cassettes = (
         answers
         if answers is not None
@@ -85,7 +88,7 @@ def make_clients(config: LLMConfig, limiter: RateLimiter | None = None, answers:
     endpoint = endpoint_url(config.base_url)
     key = KEYLESS if offline and config.api_key is None else _api_key(config, endpoint)
     proxy = None if offline else environment_proxy(endpoint)  # (nothing is sent offline)
-    sync_transport, async_transport = transports(policy, cassettes, config.price, limiter, endpoint, proxy)
+    sync_transport, async_transport = transports(policy, cassettes, config.price, limiter, endpoint, proxy, requests)
     common: dict[str, Any] = {"base_url": endpoint, "timeout": config.timeout, "max_retries": 0}
     sync_client = openai.OpenAI(api_key=key, http_client=httpx2.Client(transport=sync_transport), **common)
     async_client = openai.AsyncOpenAI(api_key=key, http_client=httpx2.AsyncClient(transport=async_transport), **common)

@@ -8,10 +8,12 @@ raises its typed error at once.
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import math
 import time
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,18 +178,31 @@ class LLMTransport(httpx2.BaseTransport):
 
 
 class AsyncLLMTransport(httpx2.AsyncBaseTransport):
-    def __init__(self, ledger: _Ledger, inner: httpx2.AsyncBaseTransport | None = None) -> None:
+    """With `requests`, at most that many of its requests are at the endpoint at once (a bulk worker's share of
+    --concurrency). A request holds its place through its retries (a struggling endpoint sees fewer requests
+    while they back off) until its answer is read, and no longer: openai and instructor make the answer into the
+    response model after the next request, built while it waited, has gone out, so the endpoint does not wait
+    on this process's CPU."""
+
+    def __init__(
+        self, ledger: _Ledger, inner: httpx2.AsyncBaseTransport | None = None, requests: int | None = None
+    ) -> None:
         self.ledger = ledger
         self.inner = inner or httpx2.AsyncHTTPTransport()
+        self.places: AbstractAsyncContextManager[Any] = (
+            asyncio.Semaphore(requests) if requests is not None else nullcontext()
+        )
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         await request.aread()
         replayed = self.ledger.replayed(request)
         if replayed is not None:
             return replayed
-        sent: httpx2.Response = await AsyncRetrying(**self.ledger.policy.options())(
-            self._send, request
-        )  # tenacity leaves its result untyped
+        async with self.places:
+            sent: httpx2.Response = await AsyncRetrying(**self.ledger.policy.options())(
+                self._send, request
+            )  # tenacity leaves its result untyped
+        await asyncio.sleep(0)  # a request waiting for the freed place goes out before this answer is read
         return sent
 
     async def _send(self, request: httpx2.Request) -> httpx2.Response:
@@ -217,6 +232,7 @@ def transports(
     limiter: RateLimiter | None = None,
     base_url: str | None = None,
     proxy: Proxy | None = None,
+    requests: int | None = None,
 ) -> tuple[LLMTransport, AsyncLLMTransport]:
     """A sync and an async transport sharing one policy, cassette store, price and rate limits, both through
     `proxy` (extractor.llm.proxies) if any; the async one opens its connections to a plain-HTTP `base_url`
@@ -237,4 +253,4 @@ def transports(
             )
             + ", or list the endpoint's host in NO_PROXY"
         ) from None
-    return LLMTransport(ledger, inner), AsyncLLMTransport(ledger, inner_async)
+    return LLMTransport(ledger, inner), AsyncLLMTransport(ledger, inner_async, requests)
