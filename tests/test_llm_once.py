@@ -313,9 +313,8 @@ def test_a_bulk_backend_has_at_most_its_share_of_requests_at_the_endpoint(server
 def test_a_request_holds_its_place_through_its_retries_and_makes_way_before_its_answer_is_read(server, monkeypatch):
     """The share counts requests at the endpoint. A retried request keeps its place while it backs off (a
     struggling endpoint is not sent another document's request instead); once its answer has arrived, the
-    next document's request, built while it waited, goes out before openai and instructor make the answer
-    into the response model, so the endpoint does not wait on this process's CPU. Ordered by the event
-    loop, not timed."""
+    next document's request, built while it waited, is handed to the HTTP connection before openai and
+    instructor make the answer into the response model. Ordered by the event loop, not timed."""
     server.script += [error_reply(503, "overloaded"), tool_reply(answer()), tool_reply(answer())]
     backend = sharing(settings(server), 1)
     events: list[str] = []

@@ -5,11 +5,11 @@
     (the run and its workers, sampled from /proc), which should not grow with the corpus.
 (b) The LLM path against the test server (tests/llm_server.py) answering every request after a
     fixed 300 ms: documents/s at concurrency 1, 8, 32 and 64, as a fraction of the ideal
-    (concurrency / 0.3 s: one request per document), each over at least 32 round trips per request place
+    (concurrency / 0.3 s: one request per document), each over at least 32 round trips per request slot
     (a throughput: a run fills its workers once at its start and drains them once at its end, whatever its
     length), and goal 4 of issue 23 on seed 002: at concurrency 32, at least 90 % of it, measured with a
     connection per request and again with keep-alive connections (the second only at 32). Goal 4 is also
-    run over 8 round trips per place: the two runs apart give the rate a run keeps once under way and the
+    run over 8 round trips per slot: the two runs apart give the rate a run keeps once under way and the
     seconds its filling and draining cost. Also the CPU every process spent per document past start-up
     (a 2-document run's CPU, measured first, is subtracted), split into the workers (a document's
     whole work), the driver (the run's own process: reading, hashing, writing) and the test server,
@@ -161,7 +161,7 @@ def rules_figures(work: Path, sizes: list[int]) -> None:
 
 
 GOAL_LEVEL, GOAL_SHARE = 32, 0.90  # issue 23, goal 4: at concurrency 32, 90 % of concurrency / latency
-# Round trips per request place in a level's run: a throughput, past the run's one filling of its workers and
+# Round trips per request slot in a level's run: a throughput, past the run's one filling of its workers and
 # one draining; goal 4 is also run at SHORT_ROUNDS, and the two runs tell that fixed cost from the rate.
 ROUNDS, SHORT_ROUNDS = 32, 8
 ROLES = ("worker", "driver", "server")
@@ -263,7 +263,7 @@ def llm_figures(
         shares: dict[int, float] = {}
         fed_shares: dict[int, float] = {}
         runs: list[tuple[int, float]] = []  # goal 4's runs: (documents, seconds), the short one first
-        for level in levels:
+        for level in dict.fromkeys(levels):  # each once
             count = max(documents_per_level, level * ROUNDS)
             if goal and level == GOAL_LEVEL:
                 brief = measure(level, level * SHORT_ROUNDS)[0].summary["this_run"]
@@ -310,7 +310,7 @@ def llm_figures(
             (few, brief), (many, long) = runs
             ideal = GOAL_LEVEL / DELAY
             print(
-                f"goal 4 ({mode}): over {many:,} documents ({many // GOAL_LEVEL} round trips per request place) the LLM "
+                f"goal 4 ({mode}): over {many:,} documents ({many // GOAL_LEVEL} round trips per request slot) the LLM "
                 f"path at concurrency {GOAL_LEVEL} reaches {shares[GOAL_LEVEL]:.0%} of the ideal "
                 f"(bar: >= {GOAL_SHARE:.0%}): {verdict}"
                 + (
@@ -318,7 +318,7 @@ def llm_figures(
                     if GOAL_LEVEL in fed_shares
                     else ""
                 )
-                + f"\n  a run of {few:,} documents ({few // GOAL_LEVEL} round trips per place) reaches "
+                + f"\n  a run of {few:,} documents ({few // GOAL_LEVEL} round trips per slot) reaches "
                 f"{few / brief / ideal:.0%}" + _fixed_cost(few, brief, many, long, ideal)
             )
         else:
@@ -333,8 +333,8 @@ def _fixed_cost(few: int, brief: float, many: int, long: float, ideal: float) ->
         return ""
     rate = (many - few) / (long - brief)
     return (
-        f"; the two runs apart: once under way {rate / ideal:.0%} of the ideal, and {brief - few / rate:.2f} s a run "
-        "spends filling its workers and draining them, whatever its length"
+        f"; the two runs apart: once under way {rate / ideal:.0%} of the ideal, and about {brief - few / rate:.2f} s a "
+        "run spends filling its workers and draining them (one pair of runs: a tenth of a second either way is noise)"
     )
 
 
@@ -346,7 +346,7 @@ def main() -> None:
         "--llm-documents",
         type=int,
         default=200,
-        help=f"documents per concurrency level (at least {ROUNDS} x concurrency: {ROUNDS} round trips per request place)",
+        help=f"documents per concurrency level (at least {ROUNDS} x concurrency: {ROUNDS} round trips per request slot)",
     )
     parser.add_argument(
         "--document",

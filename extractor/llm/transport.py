@@ -180,9 +180,9 @@ class LLMTransport(httpx2.BaseTransport):
 class AsyncLLMTransport(httpx2.AsyncBaseTransport):
     """With `requests`, at most that many of its requests are at the endpoint at once (a bulk worker's share of
     --concurrency). A request holds its place through its retries (a struggling endpoint sees fewer requests
-    while they back off) until its answer is read, and no longer: openai and instructor make the answer into the
-    response model after the next request, built while it waited, has gone out, so the endpoint does not wait
-    on this process's CPU."""
+    while they back off) until its answer is read, and no longer: the next request, built while it waited,
+    starts before openai and instructor make the answer into the response model (on a kept connection it is
+    sent; a new connection is opened), so the endpoint waits less on this process's CPU."""
 
     def __init__(
         self, ledger: _Ledger, inner: httpx2.AsyncBaseTransport | None = None, requests: int | None = None
@@ -202,7 +202,7 @@ class AsyncLLMTransport(httpx2.AsyncBaseTransport):
             sent: httpx2.Response = await AsyncRetrying(**self.ledger.policy.options())(
                 self._send, request
             )  # tenacity leaves its result untyped
-        await asyncio.sleep(0)  # a request waiting for the freed place goes out before this answer is read
+        await asyncio.sleep(0)  # a request waiting for the freed place starts before this answer is parsed
         return sent
 
     async def _send(self, request: httpx2.Request) -> httpx2.Response:
