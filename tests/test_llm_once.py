@@ -310,12 +310,9 @@ def test_a_bulk_backend_has_at_most_its_share_of_requests_at_the_endpoint(server
     assert _most_at_once(server, reply.delay) == 2
 
 
-def test_a_request_holds_its_place_through_its_retries_and_makes_way_before_its_answer_is_read(server, monkeypatch):
-    """The share counts requests at the endpoint. A retried request keeps its place while it backs off (a
-    struggling endpoint is not sent another document's request instead); once its answer has arrived, the
-    next document's request, built while it waited, is handed to the HTTP connection before openai and
-    instructor make the answer into the response model. Ordered by the event loop, not timed."""
-    server.script += [error_reply(503, "overloaded"), tool_reply(answer()), tool_reply(answer())]
+def sends_and_reads(server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Two documents, A then B, through one request slot: each request handed to the HTTP connection
+    ("sent") and each answer reaching instructor ("read"), in the event loop's order."""
     backend = sharing(settings(server), 1)
     events: list[str] = []
     # what the AsyncLLMTransport under openai's client sends through
@@ -338,7 +335,23 @@ def test_a_request_holds_its_place_through_its_retries_and_makes_way_before_its_
         await asyncio.gather(first, second)
 
     asyncio.run(two())
-    assert events == ["sent A", "sent A", "sent B", "read A", "read B"]
+    return events
+
+
+def test_a_request_holds_its_place_through_its_retries_and_makes_way_before_its_answer_is_read(server, monkeypatch):
+    """The share counts requests at the endpoint. A retried request keeps its place while it backs off (a
+    struggling endpoint is not sent another document's request instead); once its answer has arrived, the
+    next document's request, built while it waited, is handed to the HTTP connection before openai and
+    instructor make the answer into the response model. Ordered by the event loop, not timed."""
+    server.script += [error_reply(503, "overloaded"), tool_reply(answer()), tool_reply(answer())]
+    assert sends_and_reads(server, monkeypatch) == ["sent A", "sent A", "sent B", "read A", "read B"]
+
+
+def test_a_reask_waits_for_a_place_like_any_request(server, monkeypatch):
+    """An answer that does not fit the schema is asked again in a request of its own, which waits behind
+    the request that took the freed place meanwhile."""
+    server.script += [tool_reply({"award_activity": "a table"}), tool_reply(answer()), tool_reply(answer())]
+    assert sends_and_reads(server, monkeypatch) == ["sent A", "sent B", "read A", "sent A", "read B", "read A"]
 
 
 def test_an_llm_worker_holds_twice_its_share_of_documents_and_rules_one_each():
