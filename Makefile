@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 
 .PHONY: demo test test-slow test-ray lint typecheck test-local-llm eval-local local-model bench bench-bulk bench-ray eval browser review clean
 
-$(BIN)/extractor: pyproject.toml
+$(BIN)/extractor: pyproject.toml setup.py extractor/loaders/html_rows.pyx  # (the .pyx is compiled by the install)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -6,7 +6,7 @@ import name `extractor` (schemas/ -> extractor.schemas, prompts/ -> extractor.pr
 extractor.evals). setuptools' package-dir mapping does this for wheels and editable installs alike.
 """
 
-from setuptools import find_namespace_packages, setup
+from setuptools import Extension, find_namespace_packages, setup
 
 FOLDERS = {
     "extractor": "extractor",
@@ -21,6 +21,7 @@ DATA = {
     "extractor.schemas.lexicon.stock_compensation": ["*.toml"],
     "extractor.prompts.stock_compensation": ["*.toml"],
     "extractor.prompts": ["README.md"],
+    "extractor.loaders": ["html_rows.pyx", "html_rows.pyi"],  # hashed as code (code_version), typed for mypy
 }
 # Repository folders under evals/ that are data or scripts, not code the package runs.
 NOT_SHIPPED = ("suites*", "gold*", "benchmarks*", "labeling*", "cassettes*", "lexicon.*", "local_model.*")
@@ -35,4 +36,20 @@ def packages() -> list[str]:
     return found
 
 
-setup(packages=packages(), package_dir=FOLDERS, package_data=DATA)
+def extensions() -> list[Extension]:
+    """The compiled reading of HTML tables (extractor/loaders/html_rows.pyx: twice faster a whole filing), built
+    with Cython against the libxml2 and lxml headers lxml ships. Optional: where it cannot be compiled (no C
+    compiler) the install goes on and the Python reading, which gives the same text, is used."""
+    import lxml
+    from Cython.Build import cythonize
+
+    source = Extension(
+        "extractor.loaders.html_rows",
+        ["extractor/loaders/html_rows.pyx"],
+        include_dirs=lxml.get_include(),
+        optional=True,
+    )
+    return cythonize([source], language_level=3, quiet=True)
+
+
+setup(packages=packages(), package_dir=FOLDERS, package_data=DATA, ext_modules=extensions())

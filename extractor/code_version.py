@@ -57,7 +57,7 @@ def source_hash() -> str:
             relative = path.relative_to(root)
             if name == "extractor" and relative.parts[0] in NOT_HASHED:
                 continue
-            if path.suffix in (".py", ".toml") and path.is_file():
+            if path.suffix in (".py", ".pyx", ".toml") and path.is_file():
                 digest.update(f"{name}/{relative.as_posix()}".encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:10]
 

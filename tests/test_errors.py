@@ -30,6 +30,7 @@ INTERNAL = {
     "extractor.review.app.TooSlow",
     "extractor.review.app.NotSignedIn",
     "extractor.review.app.BadCsrf",
+    "extractor.loaders.html_rows.Unread",  # caught inside html_rows: the document is read in Python instead
 }
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, compress
 from operator import itemgetter
+from typing import Any
 
 from lxml import etree
 
@@ -20,6 +21,22 @@ from extractor.document import DocumentMetadata, LoadError
 from extractor.grid import GridCell, TableGrid
 from extractor.loaders.dates import parse_header_date
 from extractor.regex_cache import regex
+
+
+def _compiled() -> tuple[Callable[..., list[Any] | None], Callable[..., list[Any] | None]] | tuple[None, None]:
+    """The compiled walk and table rows (extractor/loaders/html_rows.pyx), where the install built them beside
+    the lxml now installed; else none, and the Python reading (the same text, slower) reads every document."""
+    try:
+        from extractor.loaders import html_rows
+    except (ImportError, ValueError):  # not built (no C compiler), or built for another lxml's element struct
+        return None, None
+    if etree.__version__ != html_rows.LXML_VERSION:
+        return None, None
+    return html_rows.rows, html_rows.walk
+
+
+_compiled_rows, _compiled_walk = _compiled()
+COMPILED = _compiled_walk is not None  # whether HTML is read by the compiled reading (the benchmarks print it)
 
 BLOCK_TAGS = frozenset(
     [
@@ -172,7 +189,18 @@ class _Row:
 
 
 def _rows(table: etree._Element) -> list[_Row]:
-    """The rows of a table with no table inside it (so every <tr> below it is its own), hidden rows left out.
+    """The rows of a table with no table inside it (so every <tr> below it is its own), hidden rows left out,
+    each cell's text on one line: read from libxml2's tree by the compiled reading where it is built and
+    follows the table, else by the Python reading (the reference: both give the same rows)."""
+    rows = None if _compiled_rows is None else _compiled_rows(table, _Row, _span)
+    if rows is None:
+        rows = _read_rows(table)
+    _collapse_spaces(rows)
+    return rows
+
+
+def _read_rows(table: etree._Element) -> list[_Row]:
+    """The rows of a table, read through lxml, their cells' spaces not yet made one.
 
     A cell takes the first slot of its row that no rowspan from a row above holds. Only cells holding what
     _cell_text treats apart are walked; the others' spaces are collapsed for the whole table at once.
@@ -209,7 +237,6 @@ def _rows(table: etree._Element) -> list[_Row]:
             if rowspan is not None:
                 held.update((r + dr, c + dc) for dr in range(1, _span(rowspan)) for dc in range(span))
             c += span
-    _collapse_spaces(rows)
     return rows
 
 
@@ -394,7 +421,16 @@ class _Renderer:
             self._emit("")
 
     def render(self, root: etree._Element) -> None:
-        _depth_first(lambda element: self._walk(element, element is not root), root)
+        pieces = None if _compiled_walk is None else _compiled_walk(root)
+        if pieces is None:  # the Python walk: the reference, and the reading of what the compiled one hands back
+            _depth_first(lambda element: self._walk(element, element is not root), root)
+            return
+        emit, draw = self._emit, self._draw
+        for piece in pieces:  # a line of text, or a table with no table inside it
+            if piece.__class__ is str:
+                emit(piece)
+            else:
+                draw(piece)
 
     def _walk(self, top: etree._Element, cell: bool) -> Iterator[etree._Element]:
         """Render `top` (a wrapper table's cell: only its content) in one lxml walk; yields each wrapper table's
@@ -445,6 +481,11 @@ class _Renderer:
                     yield cell
                     self.flush()
             return
+        self._draw(table)
+
+    def _draw(self, table: etree._Element) -> None:
+        """A table with no table inside it: a data table as lines of tab-separated cells, or a layout table's
+        rows as paragraphs."""
         drawn = table_grid(table)
         if drawn is None:  # a layout table (a bullet and its paragraph): its rows read as paragraphs
             for tr in table.iter("tr"):

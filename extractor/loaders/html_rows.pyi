@@ -1,0 +1,15 @@
+"""Types of the compiled reading of HTML tables (html_rows.pyx)."""
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from lxml import etree
+
+LXML_VERSION: str
+
+_Row = TypeVar("_Row")
+
+def rows(
+    table: etree._Element, Row: Callable[[list[str], list[int], list[int]], _Row], python_span: Callable[[str], int]
+) -> list[_Row] | None: ...
+def walk(root: etree._Element) -> list[str | etree._Element] | None: ...

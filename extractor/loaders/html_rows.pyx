@@ -1,0 +1,431 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The rows of an HTML table read straight from libxml2's tree: an optional compiled twin of
+extractor.loaders.html._rows, which stays the reference.
+
+A whole 10-K holds 10,000 to 170,000 table cells. Read through lxml, every cell costs element proxies and
+Python objects (0.4-2 us a cell: twice the parse of the filing); here a cell's text is gathered from the
+tree's own nodes in C and only its string is made; `walk` does the same for the document around the
+tables. The result is the same, line for line and cell for cell (tests compare both readings on real filings
+and on generated documents); a document or table holding anything this reading does not follow exactly (a
+namespaced or non-ASCII tag name, an entity node, a style or span it cannot read as ASCII) is handed back
+(None), and the Python reading reads it.
+"""
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdlib cimport free, realloc
+from libc.string cimport memcpy, strcmp, strlen, strpbrk
+
+from lxml.includes cimport tree
+from lxml.includes.etreepublic cimport LXML_VERSION_STRING, _Document, _Element, elementFactory, import_lxml__etree
+
+import_lxml__etree()
+
+# The lxml this module was compiled against: it reads lxml's element struct, so html.py uses it only beside
+# that same lxml (a later upgrade of lxml falls back to the Python reading until the package is rebuilt).
+LXML_VERSION = LXML_VERSION_STRING.decode("ascii")
+
+# tag classes, as extractor.loaders.html reads them
+cdef enum:
+    OTHER = 0
+    BLOCK = 1  # BLOCK_TAGS: a space before and after its text
+    BREAK = 2  # br: a space before
+    SKIP = 3  # SKIP_TAGS: nothing of it is text (its tail is)
+    CELL = 4  # td, th (no space of their own inside a cell's text)
+    TABLE = 5  # table: a block, and drawn apart when the walk meets it
+    UNREAD = 6  # a name this reading does not compare as lxml does (a namespace, a byte outside a-z0-9:-_.)
+
+class Unread(Exception):
+    """The table holds something only the Python reading follows exactly."""
+
+
+cdef int _kind(tree.xmlNode* node) except -1:
+    """The tag class of an element. libxml2's HTML parser gives names in lower case; a name with any upper-case
+    or non-ASCII byte, or a namespace, is UNREAD (lxml matches some names exactly and lowers others, and two
+    non-ASCII letters lower to ASCII ones in Python): the Python reading reads the document."""
+    cdef const char* name = <const char*> node.name
+    cdef size_t n = strlen(name), i
+    cdef unsigned char ch
+    if node.ns != NULL:
+        return UNREAD
+    for i in range(n):
+        ch = <unsigned char> name[i]
+        if ch >= 128 or 65 <= ch <= 90:
+            return UNREAD
+    if n == 1:
+        return BLOCK if name[0] == b"p" else OTHER
+    if n == 2:
+        if name[0] == b"t":
+            return CELL if name[1] == b"d" or name[1] == b"h" else (BLOCK if name[1] == b"r" else OTHER)
+        if name[0] == b"h":
+            return BLOCK if b"1" <= name[1] <= b"6" or name[1] == b"r" else OTHER
+        if name[0] == b"d":
+            return BLOCK if name[1] == b"l" or name[1] == b"t" or name[1] == b"d" else OTHER
+        if name[1] == b"l":
+            return BLOCK if name[0] == b"u" or name[0] == b"o" else OTHER
+        if name[0] == b"l" and name[1] == b"i":
+            return BLOCK
+        return BREAK if name[0] == b"b" and name[1] == b"r" else OTHER
+    if n == 3:
+        return BLOCK if strcmp(name, "div") == 0 or strcmp(name, "pre") == 0 else OTHER
+    if n == 4:
+        if strcmp(name, "body") == 0 or strcmp(name, "html") == 0:
+            return BLOCK
+        return SKIP if strcmp(name, "head") == 0 else OTHER
+    if n == 5:
+        if strcmp(name, "table") == 0:
+            return TABLE
+        if strcmp(name, "tbody") == 0 or strcmp(name, "thead") == 0 or strcmp(name, "tfoot") == 0 or \
+                strcmp(name, "title") == 0:
+            return BLOCK
+        return SKIP if strcmp(name, "style") == 0 else OTHER
+    if n == 6:
+        if strcmp(name, "header") == 0 or strcmp(name, "footer") == 0 or strcmp(name, "center") == 0:
+            return BLOCK
+        return SKIP if strcmp(name, "script") == 0 else OTHER
+    if n == 7:
+        return BLOCK if strcmp(name, "section") == 0 or strcmp(name, "article") == 0 else OTHER
+    if n == 8:
+        return SKIP if strcmp(name, "noscript") == 0 or strcmp(name, "template") == 0 else OTHER
+    if n == 10:
+        return BLOCK if strcmp(name, "blockquote") == 0 else OTHER
+    return OTHER
+
+
+cdef const char* _attribute(tree.xmlNode* node, const char* name) except? NULL:
+    """The value of an attribute held as one text node (NULL when the element has no such attribute); an
+    attribute spread over several nodes (entity references) is UNREAD."""
+    cdef tree.xmlAttr* attr = node.properties
+    while attr != NULL:
+        if attr.ns == NULL and strcmp(<const char*> attr.name, name) == 0:
+            if attr.children == NULL:
+                return ""
+            if attr.children.next != NULL or attr.children.type != tree.XML_TEXT_NODE:
+                raise Unread()
+            return <const char*> attr.children.content
+        attr = attr.next
+    return NULL
+
+
+cdef bint _hidden(tree.xmlNode* node) except -1:
+    """html._hides: 'display:none' in the style once its spaces are removed and it is lowered. Matched on ASCII
+    bytes alone, which is exact: no other character lowers to one of the pattern's letters (the two that lower
+    to ASCII give 'i' followed by a combining dot, and 'k'). Each 'd' is a place a match can start."""
+    cdef const char* style = _attribute(node, "style")
+    cdef const char* at
+    cdef const char* want = "display:none"
+    cdef const char* p
+    cdef size_t k
+    cdef unsigned char ch
+    if style == NULL:
+        return False
+    at = strpbrk(style, "dD")
+    while at != NULL:
+        p = at + 1
+        k = 1
+        while k < 12:
+            ch = <unsigned char> p[0]
+            if ch == 0:
+                return False
+            p += 1
+            if ch == 32:
+                continue
+            if 65 <= ch <= 90:
+                ch += 32
+            if ch != <unsigned char> want[k]:
+                break
+            k += 1
+        if k == 12:
+            return True
+        at = strpbrk(at + 1, "dD")
+    return False
+
+
+cdef int _span(tree.xmlNode* node, const char* name, object python_span) except -1:
+    """html._span of the attribute: plain ASCII digits are read here, anything else by the Python function."""
+    cdef const char* value = _attribute(node, name)
+    cdef size_t i, n
+    cdef long number = 0
+    if value == NULL:
+        return 0  # absent
+    n = strlen(value)
+    if n == 0 or n > 6:
+        return python_span(value.decode("utf-8"))
+    for i in range(n):
+        if not (48 <= <unsigned char> value[i] <= 57):
+            return python_span(value.decode("utf-8"))
+        number = number * 10 + (value[i] - 48)
+    return max(1, min(number, 100))
+
+
+cdef struct Buffer:
+    char* data
+    size_t size
+    size_t cap
+
+
+cdef int _add(Buffer* buf, const char* text, size_t n) except -1:
+    cdef char* grown
+    if buf.size + n > buf.cap:
+        buf.cap = max(buf.cap * 2, buf.size + n + 256)
+        grown = <char*> realloc(buf.data, buf.cap)
+        if grown == NULL:
+            raise MemoryError()
+        buf.data = grown
+    memcpy(buf.data + buf.size, text, n)
+    buf.size += n
+    return 0
+
+
+cdef int _cell_text(tree.xmlNode* top, Buffer* buf) except -1:
+    """html._cell_text before its spaces are made one: the text nodes in order, a space before and after each
+    visible block and before a line break, skipped and hidden elements left out (their tails kept). Walked
+    with the tree's own links, so a cell nested thousands of elements deep needs no stack."""
+    cdef tree.xmlNode* node = top.children
+    cdef int kind
+    while node != NULL:
+        if node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
+            if node.content != NULL:
+                _add(buf, <const char*> node.content, strlen(<const char*> node.content))
+        elif node.type == tree.XML_ELEMENT_NODE:
+            kind = _kind(node)
+            if kind == UNREAD:
+                raise Unread()
+            if kind != SKIP and not _hidden(node):
+                if kind == BLOCK or kind == TABLE or kind == BREAK:
+                    _add(buf, " ", 1)
+                if node.children != NULL:
+                    node = node.children
+                    continue
+                if kind == BLOCK or kind == TABLE:
+                    _add(buf, " ", 1)
+        elif node.type != tree.XML_COMMENT_NODE and node.type != tree.XML_PI_NODE:
+            raise Unread()  # an entity reference, an XInclude marker: lxml reads these its own way
+        # next: the sibling, else climb, closing each block left (its tail follows it)
+        while node.next == NULL:
+            node = node.parent
+            if node == top:
+                return 0
+            kind = _kind(node)
+            if kind == BLOCK or kind == TABLE:
+                _add(buf, " ", 1)
+        node = node.next
+    return 0
+
+
+cdef tree.xmlNode* _next_in(tree.xmlNode* node, tree.xmlNode* top):
+    """The element after `node` in document order, inside `top` (NULL past its end)."""
+    if node.children != NULL:
+        node = node.children
+    else:
+        while node != top and node.next == NULL:
+            node = node.parent
+        if node == top:
+            return NULL
+        node = node.next
+    while node != NULL and node.type != tree.XML_ELEMENT_NODE:
+        if node.next != NULL:
+            node = node.next
+        else:
+            while node != top and node.next == NULL:
+                node = node.parent
+            if node == top:
+                return NULL
+            node = node.next
+    return node
+
+
+def rows(_Element table, object Row, object python_span):
+    """html._rows of a table with no table inside it, or None when the Python reading must read it."""
+    cdef tree.xmlNode* top = table._c_node
+    cdef tree.xmlNode* node = _next_in(top, top)
+    cdef tree.xmlNode* cell
+    cdef Buffer buf
+    cdef list found = [], texts, cols, spans
+    cdef set held = set()
+    cdef int r, c, colspan, rowspan, dr, dc, kind
+    buf.data = NULL
+    buf.size = buf.cap = 0
+    try:
+        while node != NULL:
+            if node.ns != NULL:
+                return None
+            if strcmp(<const char*> node.name, "tr") != 0 or _hidden(node):
+                node = _next_in(node, top)
+                continue
+            r, c = len(found), 0
+            texts, cols, spans = [], [], []
+            found.append(Row(texts, cols, spans))
+            cell = node.children
+            while cell != NULL:
+                if cell.type == tree.XML_ELEMENT_NODE:
+                    kind = _kind(cell)
+                    if kind == UNREAD:
+                        return None
+                    if kind == CELL:
+                        while held and (r, c) in held:
+                            c += 1
+                        if _hidden(cell):
+                            texts.append("")
+                        else:
+                            buf.size = 0
+                            _cell_text(cell, &buf)
+                            texts.append(PyUnicode_DecodeUTF8(buf.data, buf.size, NULL) if buf.size else "")
+                        colspan = _span(cell, "colspan", python_span) or 1
+                        cols.append(c)
+                        spans.append(colspan)
+                        rowspan = _span(cell, "rowspan", python_span)
+                        if rowspan:
+                            for dr in range(1, rowspan):
+                                for dc in range(colspan):
+                                    held.add((r + dr, c + dc))
+                        c += colspan
+                elif cell.type == tree.XML_ENTITY_REF_NODE:
+                    return None
+                cell = cell.next
+            node = _next_in(node, top)
+        return found
+    except Unread:
+        return None
+    finally:
+        free(buf.data)
+
+
+# Wrapper tables (a table holding tables: an R page's note cell) are walked by recursion, a level a wrapper;
+# deeper than this, the Python reading (which keeps a stack of its own) reads the document.
+cdef int MAX_WRAPPERS = 200
+
+
+cdef int _flush(Buffer* buf, list out) except -1:
+    """_Renderer.flush: the text gathered since the last line break as a line, each run of ASCII white space
+    (not the no-break space: it is content) made one space and none at either end; nothing when blank."""
+    cdef size_t i, n = 0, start = 0, end
+    cdef char ch
+    cdef bint space = False
+    for i in range(buf.size):
+        ch = buf.data[i]
+        if ch == 32 or ch == 9 or ch == 10 or ch == 13 or ch == 12 or ch == 11:
+            space = True
+        else:
+            if space and n:
+                buf.data[n] = 32
+                n += 1
+            space = False
+            buf.data[n] = ch
+            n += 1
+    if n:
+        out.append(PyUnicode_DecodeUTF8(buf.data, n, NULL))
+    buf.size = 0
+    return 0
+
+
+cdef bint _holds_table(tree.xmlNode* table) except -1:
+    """iterdescendants('table'): whether a table is a wrapper."""
+    cdef tree.xmlNode* node = _next_in(table, table)
+    cdef int kind
+    while node != NULL:
+        kind = _kind(node)
+        if kind == UNREAD:
+            raise Unread()
+        if kind == TABLE:
+            return True
+        node = _next_in(node, table)
+    return False
+
+
+cdef tree.xmlNode* _nearest_table(tree.xmlNode* node):
+    node = node.parent
+    while node != NULL and node.type == tree.XML_ELEMENT_NODE:
+        if node.ns == NULL and strcmp(<const char*> node.name, "table") == 0:
+            return node
+        node = node.parent
+    return NULL
+
+
+cdef int _walk(tree.xmlNode* top, bint cell, list out, Buffer* buf, _Document doc, int depth) except -1:
+    """_Renderer._walk: text into `buf`, a line into `out` at each line break, each table with no table
+    inside it into `out` as an element (the renderer draws it), each wrapper's cells walked in their place.
+    A cell (`cell`) gives only its content; any other top, itself and its tail."""
+    cdef tree.xmlNode* node
+    cdef tree.xmlNode* inner
+    cdef int kind
+    cdef bint descend
+    if depth > MAX_WRAPPERS:
+        raise Unread()
+    if cell:
+        node = top.children
+        if node == NULL:
+            return 0
+    else:
+        node = top
+    while True:
+        descend = False
+        if node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
+            if node.content != NULL:
+                _add(buf, <const char*> node.content, strlen(<const char*> node.content))
+        elif node.type == tree.XML_ELEMENT_NODE:
+            kind = _kind(node)
+            if kind == UNREAD:
+                raise Unread()
+            if kind == SKIP or _hidden(node):
+                pass  # nothing of it; its tail follows
+            elif kind == TABLE:
+                _flush(buf, out)
+                if _holds_table(node):
+                    inner = _next_in(node, node)
+                    while inner != NULL:  # table.iter('td', 'th'), the cells whose nearest table is this one
+                        if _kind(inner) == CELL and _nearest_table(inner) == node:
+                            _flush(buf, out)
+                            _walk(inner, True, out, buf, doc, depth + 1)
+                            _flush(buf, out)
+                        inner = _next_in(inner, node)
+                else:
+                    out.append(elementFactory(doc, node))
+            elif kind == BLOCK or kind == CELL:
+                _flush(buf, out)
+                if node.children != NULL:
+                    descend = True
+                else:
+                    _flush(buf, out)
+            elif kind == BREAK:
+                _flush(buf, out)
+            else:
+                descend = node.children != NULL
+        elif node.type != tree.XML_COMMENT_NODE and node.type != tree.XML_PI_NODE:
+            raise Unread()
+        if descend:
+            node = node.children
+            continue
+        # the next node: a sibling, else the parent's end (a block or cell ends its line there)
+        while node != top and node.next == NULL:
+            node = node.parent
+            if node == top and cell:
+                return 0
+            kind = _kind(node)
+            if kind == BLOCK or kind == CELL:
+                _flush(buf, out)
+        if node == top:
+            break
+        node = node.next
+    node = top.next  # the top's tail
+    while node != NULL and (node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE):
+        if node.content != NULL:
+            _add(buf, <const char*> node.content, strlen(<const char*> node.content))
+        node = node.next
+    return 0
+
+
+def walk(_Element root):
+    """_Renderer.render's walk of the document: a list of its lines of text and of the tables to draw, in
+    document order; None when the Python walk must read the document."""
+    cdef Buffer buf
+    cdef list out = []
+    buf.data = NULL
+    buf.size = buf.cap = 0
+    try:
+        _walk(root._c_node, False, out, &buf, root._doc, 0)
+        _flush(&buf, out)
+        return out
+    except Unread:
+        return None
+    finally:
+        free(buf.data)

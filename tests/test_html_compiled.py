@@ -1,0 +1,159 @@
+"""The compiled HTML reading (extractor/loaders/html_rows.pyx) renders exactly what the Python reading renders.
+
+The Python reading in extractor/loaders/html.py is the reference; the compiled one walks libxml2's tree in C and
+is used where the install built it. Both are run here on every HTML file of the repository, on the corpus's
+real filings and notes when ../shared/corpus/real is present (inline XBRL left in: more names to read), and on
+documents generated from the markup real filings use and abuse (hidden styles in odd spellings, spans that
+are no numbers, wrapper tables, comments, line breaks, skipped elements).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+from fixture_paths import ROOT
+from lxml import etree
+
+from extractor.loaders import html
+from extractor.loaders.decode import decode_bytes
+
+CORPUS = ROOT.parent / "shared" / "corpus" / "real"
+HTML_FILES = sorted(
+    path
+    for folder in (ROOT / "tests" / "fixtures", ROOT / "evals" / "suites", CORPUS)
+    if folder.is_dir()
+    for path in folder.rglob("*")
+    if path.suffix in (".htm", ".html") and path.is_file()
+)
+
+needs_compiled = pytest.mark.skipif(not html.COMPILED, reason="the compiled HTML reading is not built here")
+
+
+def _render(markup: str, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> object:
+    """html_to_text's text, metadata and drawn tables, by one reading or the other."""
+    with monkeypatch.context() as patch:
+        if not compiled:
+            patch.setattr(html, "_compiled_rows", None)
+            patch.setattr(html, "_compiled_walk", None)
+        try:
+            text, meta, tables = html.html_to_text("document.htm", markup)
+        except Exception as err:  # both readings must fail alike, too
+            return repr(err)
+    return text, meta, [(t.start, t.end, t.lines, t.cols, t.wide) for t in tables]
+
+
+def test_the_install_built_the_compiled_reading() -> None:
+    """CI must not pass on the Python reading alone because the build silently failed (it is optional)."""
+    if not html.COMPILED and os.environ.get("CI") != "true":
+        pytest.skip("the compiled HTML reading is not built (no C compiler?): pip install -e . builds it")
+    assert html.COMPILED, "extractor/loaders/html_rows.pyx was not built or not loaded: see pip's build output"
+
+
+@needs_compiled
+@pytest.mark.parametrize("path", HTML_FILES, ids=lambda path: path.relative_to(path.parents[1]).as_posix())
+def test_a_real_html_file_renders_the_same_by_both_readings(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    markup = decode_bytes(str(path), path.read_bytes(), [])
+    assert _render(markup, True, monkeypatch) == _render(markup, False, monkeypatch)
+
+
+_TAGS = ["p", "div", "span", "b", "br", "script", "style", "td", "font", "ul", "li", "sup", "a", "hr", "template"]
+_TAGS += ["noscript", "i", "table", "tr", "th", "center", "title", "head", "pre", "blockquote", "h2", "tbody"]
+_TEXTS = ["1,234", " ", "\n", "$", ")", "%", "(a)", "x y", "\xa0", "\u200b", "\u2003", "  12  ", "\u2014", "é"]
+_TEXTS += ["\t", "<!-- c -->", "<?pi x?>", "&amp;", "&nbsp;", "&#8203;", "2024", "Note 5", "\r\n", "(1,2)", "4.5%", "-"]
+_STYLES = ["display:none", "DISPLAY: NONE", "color:red", "display :none", "dis play:none", "ddisplay:none"]
+_STYLES += [
+    "display:nonE;x",
+    "displaydisplay:none",
+    "d\u0130splay:none",
+    "",
+    "display:block",
+    "padding:1px;display: none",
+]
+_SPANS = ["2", "3", " 2", "2 ", "0", "-1", "1000", "abc", "", "3_0", "02", "1.5", "\u0663", "+2"]
+
+
+class _Generated:
+    """A random document over the markup above, nested a few levels, tables inside cells included."""
+
+    def __init__(self, seed: int) -> None:
+        self.random = random.Random(seed)
+
+    def attributes(self) -> str:
+        pick, chance = self.random.choice, self.random.random
+        found = f' style="{pick(_STYLES)}"' if chance() < 0.2 else ""
+        found += f' colspan="{pick(_SPANS)}"' if chance() < 0.1 else ""
+        return found + (f' rowspan="{pick(_SPANS)}"' if chance() < 0.05 else "")
+
+    def content(self, depth: int) -> str:
+        parts = []
+        for _ in range(self.random.randint(0, 4)):
+            if depth < 6 and self.random.random() < 0.45:
+                tag = self.random.choice(_TAGS)
+                if tag == "table":
+                    parts.append(self.table(depth + 1))
+                elif tag in ("br", "hr"):
+                    parts.append(f"<{tag}{self.attributes()}>")
+                else:
+                    parts.append(f"<{tag}{self.attributes()}>{self.content(depth + 1)}</{tag}>")
+            else:
+                parts.append(self.random.choice(_TEXTS))
+        return "".join(parts)
+
+    def table(self, depth: int) -> str:
+        rows = []
+        for _ in range(self.random.randint(1, 4)):
+            cells = "".join(
+                f"<{self.random.choice(['td', 'th'])}{self.attributes()}>{self.content(depth + 1)}</td>"
+                for _ in range(self.random.randint(0, 4))
+            )
+            rows.append(f"<tr{self.attributes()}>{cells}</tr>")
+        return f"<table{self.attributes()}>{''.join(rows)}</table>"
+
+    def document(self) -> str:
+        return f"<html><body>{self.content(0)}{self.table(1)}{self.content(0)}</body></html>"
+
+
+@needs_compiled
+@pytest.mark.parametrize("seed", range(8))
+def test_generated_documents_render_the_same_by_both_readings(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    generated = _Generated(seed)
+    for number in range(250):
+        markup = generated.document()
+        compiled = _render(markup, True, monkeypatch)
+        assert compiled == _render(markup, False, monkeypatch), f"document {number} of seed {seed}: {markup!r}"
+        root = etree.fromstring(markup, etree.HTMLParser(huge_tree=True))
+        assert html._compiled_walk is not None and html._compiled_walk(root) is not None  # read in C, not handed back
+
+
+@needs_compiled
+def test_wrapper_tables_nested_past_the_compiled_limit_are_read_by_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled walk recurses a level a wrapper table; past 200 it hands the document back (no C stack
+    overflow on hostile input), and the Python reading, which keeps a stack of its own, reads it."""
+    markup = "<table><tr><td>" * 300 + "<p>Shares 1,234</p><table><tr><td>a</td><td>1</td></tr></table>"
+    root = etree.fromstring(markup, etree.HTMLParser(huge_tree=True))
+    assert html._compiled_walk is not None and html._compiled_walk(root) is None
+    rendered = _render(markup, True, monkeypatch)
+    assert rendered == _render(markup, False, monkeypatch)
+    assert isinstance(rendered, tuple) and "Shares 1,234" in rendered[0]
+
+
+@needs_compiled
+def test_a_cell_nested_a_thousand_deep_is_read_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    cell = "<span>" * 1500 + "1,234" + "</span>" * 1500
+    markup = f"<table><tr><td>Granted</td><td>{cell}</td></tr></table>"
+    root = etree.fromstring(markup, etree.HTMLParser(huge_tree=True))
+    assert html._compiled_walk is not None and html._compiled_walk(root) is not None
+    rendered = _render(markup, True, monkeypatch)
+    assert rendered == _render(markup, False, monkeypatch)
+    assert isinstance(rendered, tuple) and rendered[0] == "Granted\t1,234"
+
+
+@needs_compiled
+def test_the_compiled_reading_is_not_used_beside_another_lxml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It reads lxml's element struct as compiled: beside another lxml version the Python reading is used."""
+    assert html._compiled() != (None, None)
+    monkeypatch.setattr(html.etree, "__version__", "0.0.0")
+    assert html._compiled() == (None, None)
