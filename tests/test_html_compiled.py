@@ -62,7 +62,24 @@ def test_a_real_html_file_renders_the_same_by_both_readings(path: Path, monkeypa
 _TAGS = ["p", "div", "span", "b", "br", "script", "style", "td", "font", "ul", "li", "sup", "a", "hr", "template"]
 _TAGS += ["noscript", "i", "table", "tr", "th", "center", "title", "head", "pre", "blockquote", "h2", "tbody"]
 _TEXTS = ["1,234", " ", "\n", "$", ")", "%", "(a)", "x y", "\xa0", "\u200b", "\u2003", "  12  ", "\u2014", "é"]
-_TEXTS += ["\t", "<!-- c -->", "<?pi x?>", "&amp;", "&nbsp;", "&#8203;", "2024", "Note 5", "\r\n", "(1,2)", "4.5%", "-"]
+_TEXTS += [
+    "\t",
+    "\f",
+    "\x0b",
+    "\x1c",
+    "\x1f",
+    "<!-- c -->",
+    "<?pi x?>",
+    "&amp;",
+    "&nbsp;",
+    "&#8203;",
+    "2024",
+    "Note 5",
+    "\r\n",
+    "(1,2)",
+    "4.5%",
+    "-",
+]
 _STYLES = ["display:none", "DISPLAY: NONE", "color:red", "display :none", "dis play:none", "ddisplay:none"]
 _STYLES += [
     "display:nonE;x",

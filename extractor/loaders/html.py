@@ -192,10 +192,10 @@ def _rows(table: etree._Element) -> list[_Row]:
     """The rows of a table with no table inside it (so every <tr> below it is its own), hidden rows left out,
     each cell's text on one line: read from libxml2's tree by the compiled reading where it is built and
     follows the table, else by the Python reading (the reference: both give the same rows)."""
-    rows = None if _compiled_rows is None else _compiled_rows(table, _Row, _span)
+    rows = None if _compiled_rows is None else _compiled_rows(table, _Row, _span, _one_line)
     if rows is None:
         rows = _read_rows(table)
-    _collapse_spaces(rows)
+        _collapse_spaces(rows)
     return rows
 
 

@@ -10,6 +10,9 @@ LXML_VERSION: str
 _Row = TypeVar("_Row")
 
 def rows(
-    table: etree._Element, Row: Callable[[list[str], list[int], list[int]], _Row], python_span: Callable[[str], int]
+    table: etree._Element,
+    Row: Callable[[list[str], list[int], list[int]], _Row],
+    python_span: Callable[[str], int],
+    python_one_line: Callable[[str], str],
 ) -> list[_Row] | None: ...
 def walk(root: etree._Element) -> list[str | etree._Element] | None: ...

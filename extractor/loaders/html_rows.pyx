@@ -234,8 +234,32 @@ cdef tree.xmlNode* _next_in(tree.xmlNode* node, tree.xmlNode* top):
     return node
 
 
-def rows(_Element table, object Row, object python_span):
-    """html._rows of a table with no table inside it, or None when the Python reading must read it."""
+cdef str _one_line(Buffer* buf, object python_one_line):
+    """html._one_line of a cell's text: an ASCII text's white space (what str.split() splits at) made one space
+    here, none at either end; any other text by the Python function (Unicode's spaces, zero-width ones)."""
+    cdef size_t i, n = 0
+    cdef unsigned char ch
+    cdef bint space = False
+    for i in range(buf.size):
+        if <unsigned char> buf.data[i] >= 128:
+            return python_one_line(PyUnicode_DecodeUTF8(buf.data, buf.size, NULL))
+    for i in range(buf.size):  # (in place: the text is read, not yet written, past n)
+        ch = <unsigned char> buf.data[i]
+        if ch == 32 or 9 <= ch <= 13 or 28 <= ch <= 31:
+            space = True
+        else:
+            if space and n:
+                buf.data[n] = 32
+                n += 1
+            space = False
+            buf.data[n] = ch
+            n += 1
+    return PyUnicode_DecodeUTF8(buf.data, n, NULL) if n else ""
+
+
+def rows(_Element table, object Row, object python_span, object python_one_line):
+    """html._rows of a table with no table inside it, its cells' texts on one line (as _collapse_spaces leaves
+    them), or None when the Python reading must read it."""
     cdef tree.xmlNode* top = table._c_node
     cdef tree.xmlNode* node = _next_in(top, top)
     cdef tree.xmlNode* cell
@@ -269,7 +293,7 @@ def rows(_Element table, object Row, object python_span):
                         else:
                             buf.size = 0
                             _cell_text(cell, &buf)
-                            texts.append(PyUnicode_DecodeUTF8(buf.data, buf.size, NULL) if buf.size else "")
+                            texts.append(_one_line(&buf, python_one_line))
                         colspan = _span(cell, "colspan", python_span) or 1
                         cols.append(c)
                         spans.append(colspan)
