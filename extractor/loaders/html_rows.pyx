@@ -176,6 +176,23 @@ cdef int _add(Buffer* buf, const char* text, size_t n) except -1:
     return 0
 
 
+cdef bint _add_text(tree.xmlNode* node, Buffer* buf) except -1:
+    """Whether the node is text (a CDATA section too); if so, its text added to the buffer."""
+    if node.type != tree.XML_TEXT_NODE and node.type != tree.XML_CDATA_SECTION_NODE:
+        return False
+    if node.content != NULL:
+        _add(buf, <const char*> node.content, strlen(<const char*> node.content))
+    return True
+
+
+cdef int _read_kind(tree.xmlNode* node) except -1:
+    """_kind of an element this reading follows; Unread for any other."""
+    cdef int kind = _kind(node)
+    if kind == UNREAD:
+        raise Unread()
+    return kind
+
+
 cdef int _cell_text(tree.xmlNode* top, Buffer* buf) except -1:
     """html._cell_text before its spaces are made one: the text nodes in order, a space before and after each
     visible block and before a line break, skipped and hidden elements left out (their tails kept). Walked
@@ -183,13 +200,10 @@ cdef int _cell_text(tree.xmlNode* top, Buffer* buf) except -1:
     cdef tree.xmlNode* node = top.children
     cdef int kind
     while node != NULL:
-        if node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
-            if node.content != NULL:
-                _add(buf, <const char*> node.content, strlen(<const char*> node.content))
+        if _add_text(node, buf):
+            pass
         elif node.type == tree.XML_ELEMENT_NODE:
-            kind = _kind(node)
-            if kind == UNREAD:
-                raise Unread()
+            kind = _read_kind(node)
             if kind != SKIP and not _hidden(node):
                 if kind == BLOCK or kind == TABLE or kind == BREAK:
                     _add(buf, " ", 1)
@@ -212,40 +226,42 @@ cdef int _cell_text(tree.xmlNode* top, Buffer* buf) except -1:
     return 0
 
 
+cdef tree.xmlNode* _after(tree.xmlNode* node, tree.xmlNode* top):
+    """The node after `node` and all it holds, in document order inside `top` (NULL past its end)."""
+    while node != top and node.next == NULL:
+        node = node.parent
+    return NULL if node == top else node.next
+
+
 cdef tree.xmlNode* _next_in(tree.xmlNode* node, tree.xmlNode* top):
     """The element after `node` in document order, inside `top` (NULL past its end)."""
-    if node.children != NULL:
-        node = node.children
-    else:
-        while node != top and node.next == NULL:
-            node = node.parent
-        if node == top:
-            return NULL
-        node = node.next
+    node = node.children if node.children != NULL else _after(node, top)
     while node != NULL and node.type != tree.XML_ELEMENT_NODE:
-        if node.next != NULL:
-            node = node.next
-        else:
-            while node != top and node.next == NULL:
-                node = node.parent
-            if node == top:
-                return NULL
-            node = node.next
+        node = _after(node, top)  # (never into a non-element: an entity reference's children are its declaration's)
     return node
 
 
 cdef str _one_line(Buffer* buf, object python_one_line):
     """html._one_line of a cell's text: an ASCII text's white space (what str.split() splits at) made one space
     here, none at either end; any other text by the Python function (Unicode's spaces, zero-width ones)."""
-    cdef size_t i, n = 0
-    cdef unsigned char ch
-    cdef bint space = False
+    cdef size_t i, n
     for i in range(buf.size):
         if <unsigned char> buf.data[i] >= 128:
             return python_one_line(PyUnicode_DecodeUTF8(buf.data, buf.size, NULL))
-    for i in range(buf.size):  # (in place: the text is read, not yet written, past n)
+    n = _squeeze(buf, True)
+    return PyUnicode_DecodeUTF8(buf.data, n, NULL) if n else ""
+
+
+cdef size_t _squeeze(Buffer* buf, bint separators):
+    """Each run of white space in the buffer made one space and none kept at either end, in place; the length
+    left. White space: space, tab, line feed, carriage return, form feed and vertical tab (the renderer's
+    _SPACES), and with `separators` the ASCII separators 0x1c-0x1f too (str.split()'s, for a cell's text)."""
+    cdef size_t i, n = 0
+    cdef unsigned char ch
+    cdef bint space = False
+    for i in range(buf.size):  # (the text is read at i, written at n <= i)
         ch = <unsigned char> buf.data[i]
-        if ch == 32 or 9 <= ch <= 13 or 28 <= ch <= 31:
+        if ch == 32 or 9 <= ch <= 13 or (separators and 28 <= ch <= 31):
             space = True
         else:
             if space and n:
@@ -254,7 +270,7 @@ cdef str _one_line(Buffer* buf, object python_one_line):
             space = False
             buf.data[n] = ch
             n += 1
-    return PyUnicode_DecodeUTF8(buf.data, n, NULL) if n else ""
+    return n
 
 
 def rows(_Element table, object Row, object python_span, object python_one_line):
@@ -282,10 +298,7 @@ def rows(_Element table, object Row, object python_span, object python_one_line)
             cell = node.children
             while cell != NULL:
                 if cell.type == tree.XML_ELEMENT_NODE:
-                    kind = _kind(cell)
-                    if kind == UNREAD:
-                        return None
-                    if kind == CELL:
+                    if _read_kind(cell) == CELL:
                         while held and (r, c) in held:
                             c += 1
                         if _hidden(cell):
@@ -322,20 +335,7 @@ cdef int MAX_WRAPPERS = 200
 cdef int _flush(Buffer* buf, list out) except -1:
     """_Renderer.flush: the text gathered since the last line break as a line, each run of ASCII white space
     (not the no-break space: it is content) made one space and none at either end; nothing when blank."""
-    cdef size_t i, n = 0, start = 0, end
-    cdef char ch
-    cdef bint space = False
-    for i in range(buf.size):
-        ch = buf.data[i]
-        if ch == 32 or ch == 9 or ch == 10 or ch == 13 or ch == 12 or ch == 11:
-            space = True
-        else:
-            if space and n:
-                buf.data[n] = 32
-                n += 1
-            space = False
-            buf.data[n] = ch
-            n += 1
+    cdef size_t n = _squeeze(buf, False)
     if n:
         out.append(PyUnicode_DecodeUTF8(buf.data, n, NULL))
     buf.size = 0
@@ -345,12 +345,8 @@ cdef int _flush(Buffer* buf, list out) except -1:
 cdef bint _holds_table(tree.xmlNode* table) except -1:
     """iterdescendants('table'): whether a table is a wrapper."""
     cdef tree.xmlNode* node = _next_in(table, table)
-    cdef int kind
     while node != NULL:
-        kind = _kind(node)
-        if kind == UNREAD:
-            raise Unread()
-        if kind == TABLE:
+        if _read_kind(node) == TABLE:
             return True
         node = _next_in(node, table)
     return False
@@ -383,13 +379,10 @@ cdef int _walk(tree.xmlNode* top, bint cell, list out, Buffer* buf, _Document do
         node = top
     while True:
         descend = False
-        if node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
-            if node.content != NULL:
-                _add(buf, <const char*> node.content, strlen(<const char*> node.content))
+        if _add_text(node, buf):
+            pass
         elif node.type == tree.XML_ELEMENT_NODE:
-            kind = _kind(node)
-            if kind == UNREAD:
-                raise Unread()
+            kind = _read_kind(node)
             if kind == SKIP or _hidden(node):
                 pass  # nothing of it; its tail follows
             elif kind == TABLE:
@@ -431,9 +424,7 @@ cdef int _walk(tree.xmlNode* top, bint cell, list out, Buffer* buf, _Document do
             break
         node = node.next
     node = top.next  # the top's tail
-    while node != NULL and (node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE):
-        if node.content != NULL:
-            _add(buf, <const char*> node.content, strlen(<const char*> node.content))
+    while node != NULL and _add_text(node, buf):
         node = node.next
     return 0
 
