@@ -6,6 +6,8 @@ import name `extractor` (schemas/ -> extractor.schemas, prompts/ -> extractor.pr
 extractor.evals). setuptools' package-dir mapping does this for wheels and editable installs alike.
 """
 
+import sys
+
 from setuptools import Extension, find_namespace_packages, setup
 
 FOLDERS = {
@@ -40,16 +42,20 @@ def extensions() -> list[Extension]:
     """The compiled reading of HTML tables (extractor/loaders/html_rows.pyx: twice faster a whole filing), built
     with Cython against the libxml2 and lxml headers lxml ships. Optional: where it cannot be compiled (no C
     compiler) the install goes on and the Python reading, which gives the same text, is used."""
-    import lxml
-    from Cython.Build import cythonize
+    try:
+        import lxml
+        from Cython.Build import cythonize
 
-    source = Extension(
-        "extractor.loaders.html_rows",
-        ["extractor/loaders/html_rows.pyx"],
-        include_dirs=lxml.get_include(),
-        optional=True,
-    )
-    return cythonize([source], language_level=3, quiet=True)
+        source = Extension(
+            "extractor.loaders.html_rows",
+            ["extractor/loaders/html_rows.pyx"],
+            include_dirs=lxml.get_include(),
+            optional=True,
+        )
+        return cythonize([source], language_level=3, quiet=True)
+    except Exception as err:  # no Cython or lxml to build with (no build isolation, offline): Python reading
+        print(f"note: the compiled HTML reader is not built ({err}); HTML is read in Python", file=sys.stderr)
+        return []
 
 
 setup(packages=packages(), package_dir=FOLDERS, package_data=DATA, ext_modules=extensions())

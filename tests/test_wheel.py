@@ -51,6 +51,8 @@ NOT_SOURCE = (
     ".mypy_cache",
     ".hypothesis",
     ".extractor-cache",
+    "html_rows.c",  # Cython's output and the built module: the wheel's build makes its own
+    "*.so",
 )
 # Variables that would let the installed command see anything but the wheel, a real endpoint or a proxy.
 UNSET = (

@@ -8,6 +8,7 @@ every cell's span in the text, which reads as the table did to a person and to t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,8 +28,10 @@ def _compiled() -> tuple[Callable[..., list[Any] | None], Callable[..., list[Any
     """The compiled walk and table rows (extractor/loaders/html_rows.pyx), where the install built them beside
     the lxml now installed; else none, and the Python reading (the same text, slower) reads every document."""
     try:
-        from extractor.loaders import html_rows
-    except (ImportError, ValueError):  # not built (no C compiler), or built for another lxml's element struct
+        with warnings.catch_warnings():  # Cython's "size changed" warning, an error under -W error
+            warnings.simplefilter("ignore")
+            from extractor.loaders import html_rows
+    except Exception:  # not built (no C compiler), or built for another lxml (a changed C API or struct)
         return None, None
     if etree.__version__ != html_rows.LXML_VERSION:
         return None, None

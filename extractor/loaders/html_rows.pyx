@@ -101,6 +101,8 @@ cdef const char* _attribute(tree.xmlNode* node, const char* name) except? NULL:
                 return ""
             if attr.children.next != NULL or attr.children.type != tree.XML_TEXT_NODE:
                 raise Unread()
+            if attr.children.content == NULL:
+                return ""
             return <const char*> attr.children.content
         attr = attr.next
     return NULL
@@ -273,7 +275,7 @@ cdef size_t _squeeze(Buffer* buf, bint separators):
     return n
 
 
-def rows(_Element table, object Row, object python_span, object python_one_line):
+def rows(_Element table not None, object Row, object python_span, object python_one_line):
     """html._rows of a table with no table inside it, its cells' texts on one line (as _collapse_spaces leaves
     them), or None when the Python reading must read it."""
     cdef tree.xmlNode* top = table._c_node
@@ -429,7 +431,7 @@ cdef int _walk(tree.xmlNode* top, bint cell, list out, Buffer* buf, _Document do
     return 0
 
 
-def walk(_Element root):
+def walk(_Element root not None):
     """_Renderer.render's walk of the document: a list of its lines of text and of the tables to draw, in
     document order; None when the Python walk must read the document."""
     cdef Buffer buf
