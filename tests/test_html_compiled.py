@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -32,12 +33,9 @@ HTML_FILES = sorted(
 needs_compiled = pytest.mark.skipif(not html.COMPILED, reason="the compiled HTML reading is not built here")
 
 
-def _render(markup: str, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> object:
+def _render(markup: str, compiled: bool) -> object:
     """html_to_text's text, metadata and drawn tables, by one reading or the other."""
-    with monkeypatch.context() as patch:
-        if not compiled:
-            patch.setattr(html, "_compiled_rows", None)
-            patch.setattr(html, "_compiled_walk", None)
+    with nullcontext() if compiled else html.python_reading():
         try:
             text, meta, tables = html.html_to_text("document.htm", markup)
         except Exception as err:  # both readings must fail alike, too
@@ -54,9 +52,9 @@ def test_the_install_built_the_compiled_reading() -> None:
 
 @needs_compiled
 @pytest.mark.parametrize("path", HTML_FILES, ids=lambda path: path.relative_to(path.parents[1]).as_posix())
-def test_a_real_html_file_renders_the_same_by_both_readings(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_real_html_file_renders_the_same_by_both_readings(path: Path) -> None:
     markup = decode_bytes(str(path), path.read_bytes(), [])
-    assert _render(markup, True, monkeypatch) == _render(markup, False, monkeypatch)
+    assert _render(markup, True) == _render(markup, False)
 
 
 _TAGS = ["p", "div", "span", "b", "br", "script", "style", "td", "font", "ul", "li", "sup", "a", "hr", "template"]
@@ -135,42 +133,79 @@ class _Generated:
 
 @needs_compiled
 @pytest.mark.parametrize("seed", range(8))
-def test_generated_documents_render_the_same_by_both_readings(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generated_documents_render_the_same_by_both_readings(seed: int) -> None:
     generated = _Generated(seed)
     for number in range(250):
         markup = generated.document()
-        compiled = _render(markup, True, monkeypatch)
-        assert compiled == _render(markup, False, monkeypatch), f"document {number} of seed {seed}: {markup!r}"
+        compiled = _render(markup, True)
+        assert compiled == _render(markup, False), f"document {number} of seed {seed}: {markup!r}"
         root = etree.fromstring(markup, etree.HTMLParser(huge_tree=True))
         assert html._compiled_walk is not None and html._compiled_walk(root) is not None  # read in C, not handed back
 
 
 @needs_compiled
-def test_wrapper_tables_nested_past_the_compiled_limit_are_read_by_python(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_wrapper_tables_nested_past_the_compiled_limit_are_read_by_python() -> None:
     """The compiled walk recurses a level a wrapper table; past 200 it hands the document back (no C stack
     overflow on hostile input), and the Python reading, which keeps a stack of its own, reads it."""
     markup = "<table><tr><td>" * 300 + "<p>Shares 1,234</p><table><tr><td>a</td><td>1</td></tr></table>"
     root = etree.fromstring(markup, etree.HTMLParser(huge_tree=True))
     assert html._compiled_walk is not None and html._compiled_walk(root) is None
-    rendered = _render(markup, True, monkeypatch)
-    assert rendered == _render(markup, False, monkeypatch)
+    rendered = _render(markup, True)
+    assert rendered == _render(markup, False)
     assert isinstance(rendered, tuple) and "Shares 1,234" in rendered[0]
 
 
 @needs_compiled
-def test_a_cell_nested_a_thousand_deep_is_read_in_c(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cell_nested_a_thousand_deep_is_read_in_c() -> None:
     cell = "<span>" * 1500 + "1,234" + "</span>" * 1500
     markup = f"<table><tr><td>Granted</td><td>{cell}</td></tr></table>"
     root = etree.fromstring(markup, etree.HTMLParser(huge_tree=True))
     assert html._compiled_walk is not None and html._compiled_walk(root) is not None
-    rendered = _render(markup, True, monkeypatch)
-    assert rendered == _render(markup, False, monkeypatch)
+    rendered = _render(markup, True)
+    assert rendered == _render(markup, False)
     assert isinstance(rendered, tuple) and rendered[0] == "Granted\t1,234"
 
 
 @needs_compiled
 def test_the_compiled_reading_is_not_used_beside_another_lxml(monkeypatch: pytest.MonkeyPatch) -> None:
     """It reads lxml's element struct as compiled: beside another lxml version the Python reading is used."""
-    assert html._compiled() != (None, None)
+    assert html._compiled() is not None
     monkeypatch.setattr(html.etree, "__version__", "0.0.0")
-    assert html._compiled() == (None, None)
+    assert html._compiled() is None
+
+
+# Cells as real tables print them around their numbers, and the near misses of each marker
+_CELLS = ["", "", "$", "(", "($", "$(", "$$", ")", "%", ")%", "%)", "))", "(a)", "(z)", "(A)", "(ab)", "(1)", "*"]
+_CELLS += ["**", "*\n", "**x", "x*", "\n", ")\n", "-", "\u2013", "\u2014", "to", "To", " to", "1,234", "(1,234"]
+_CELLS += ["26.8%"]
+_CELLS += ["32.6", "5", "$5", "$ 5", "x", "Granted", "\u0663", "\u00b2", "\u2155", "\u0661\u0662", ".", "a.b", "5 to 6"]
+
+
+@needs_compiled
+def test_marker_cells_join_the_same_by_both_readings() -> None:
+    """The compiled marker joins (html_rows.merge_markers) against html._merge_markers, the reference, on rows
+    drawn from the cells above: '$' and '(' joined right, ')', '%' and footnote marks left, ranges over three."""
+    assert html._compiled_merge is not None
+    draw = random.Random(23)
+    for number in range(20_000):
+        row = [draw.choice(_CELLS) for _ in range(draw.randint(0, 9))]
+        by_python, by_c = list(row), list(row)
+        html._merge_markers(by_python)
+        html._compiled_merge(by_c)
+        assert by_c == by_python, f"row {number}: {row!r}"
+
+
+@needs_compiled
+def test_the_compiled_marker_joins_read_digits_as_re_does() -> None:
+    """A '$' joins the next cell when it holds a decimal digit as re's \\d finds one: every numeric code point
+    (Arabic-Indic digits join, superscripts and fractions do not) and a sample of all others."""
+    assert html._compiled_merge is not None
+    points = [c for c in range(0x110000) if chr(c).isnumeric() or c % 97 == 0]
+    for point in points:
+        by_python, by_c = ["$", chr(point)], ["$", chr(point)]
+        html._merge_markers(by_python)
+        html._compiled_merge(by_c)
+        assert by_c == by_python, f"U+{point:04X}"
+    row = ["$", "\u0663", "$", "\u00b2"]
+    html._compiled_merge(row)
+    assert row == ["", "$ \u0663", "$", "\u00b2"]  # an Arabic-Indic three is a digit, a superscript two is not

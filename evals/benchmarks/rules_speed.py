@@ -27,8 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -59,17 +58,6 @@ for number in range(int(sys.argv[1])):
     extract(load_bytes(data, f"note-{number}.html", f"note-{number}"), backend="rules", validate=True)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
-
-
-@contextmanager
-def python_reader() -> Iterator[None]:
-    """HTML read by the Python reader alone, as where the compiled one is not built."""
-    kept = html._compiled_rows, html._compiled_walk
-    html._compiled_rows = html._compiled_walk = None
-    try:
-        yield
-    finally:
-        html._compiled_rows, html._compiled_walk = kept
 
 
 def parse(paths: list[Path]) -> None:
@@ -147,7 +135,7 @@ def main() -> None:
         f"found the note and extracted it {work * 1000:.0f} ms = {work / floor:.1f}x the parse (goal <= {FILING_BAR:.0f}x)"
     )
     if html.COMPILED:  # the same filing read by the Python reader alone (the reference), against the same floor
-        with python_reader():
+        with html.python_reading():
             floor, work = interleaved(
                 max(3, args.rounds // 2),
                 lambda: etree.fromstring(data, etree.HTMLParser(huge_tree=True)),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, compress
@@ -24,22 +25,37 @@ from extractor.loaders.dates import parse_header_date
 from extractor.regex_cache import regex
 
 
-def _compiled() -> tuple[Callable[..., list[Any] | None], Callable[..., list[Any] | None]] | tuple[None, None]:
-    """The compiled walk and table rows (extractor/loaders/html_rows.pyx), where the install built them beside
-    the lxml now installed; else none, and the Python reading (the same text, slower) reads every document."""
+def _compiled() -> tuple[Callable[..., Any], Callable[..., Any], Callable[[list[str]], None]] | None:
+    """The compiled walk, table rows and marker joins (extractor/loaders/html_rows.pyx), where the install built
+    them beside the lxml now installed; else None, and the Python reading (the same text, slower) reads every
+    document."""
     try:
         with warnings.catch_warnings():  # Cython's "size changed" warning, an error under -W error
             warnings.simplefilter("ignore")
             from extractor.loaders import html_rows
     except Exception:  # not built (no C compiler), or built for another lxml (a changed C API or struct)
-        return None, None
+        return None
     if etree.__version__ != html_rows.LXML_VERSION:
-        return None, None
-    return html_rows.rows, html_rows.walk
+        return None
+    return html_rows.rows, html_rows.walk, html_rows.merge_markers
 
 
-_compiled_rows, _compiled_walk = _compiled()
+_compiled_rows, _compiled_walk, _compiled_merge = _compiled() or (None, None, None)
 COMPILED = _compiled_walk is not None  # whether HTML is read by the compiled reading (the benchmarks print it)
+
+
+@contextmanager
+def python_reading() -> Iterator[None]:
+    """HTML read by the Python reading alone, as where the compiled one is not built: for the tests and the
+    benchmark that compare the two (not thread-safe: it swaps this module's readers)."""
+    global _compiled_rows, _compiled_walk, _compiled_merge
+    kept = _compiled_rows, _compiled_walk, _compiled_merge
+    _compiled_rows = _compiled_walk = _compiled_merge = None
+    try:
+        yield
+    finally:
+        _compiled_rows, _compiled_walk, _compiled_merge = kept
+
 
 BLOCK_TAGS = frozenset(
     [
@@ -317,9 +333,10 @@ def table_grid(table: etree._Element) -> tuple[list[str], int, dict[tuple[int, i
     rows = _rows(table)
     if not any(row.texts for row in rows):
         return None
+    merge = _merge_markers if _compiled_merge is None else _compiled_merge
     for row in rows:
         if row.texts:
-            _merge_markers(row.texts)
+            merge(row.texts)
     kept: set[int] = set()
     wide_rows: list[_Row] = []
     for row in rows:

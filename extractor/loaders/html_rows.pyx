@@ -12,7 +12,7 @@ namespaced or non-ASCII tag name, an entity node, a style or span it cannot read
 """
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, strcmp, strlen, strpbrk
 
 from lxml.includes cimport tree
@@ -446,3 +446,110 @@ def walk(_Element root not None):
         return None
     finally:
         free(buf.data)
+
+
+# A row's marker cells joined to their numbers (html._merge_markers): a 10-K prints '$' in a cell of its own
+# before most amounts, so this runs on tens of thousands of rows, at a few microseconds a row in Python.
+
+cdef bint _digit(str text):
+    """html._NUMERIC.search: a decimal digit anywhere (re's \\d in a str pattern is Py_UNICODE_ISDECIMAL)."""
+    cdef Py_UCS4 ch
+    for ch in text:
+        if ch.isdecimal():
+            return True
+    return False
+
+
+cdef bint _joins_right(str text):
+    """text in html._JOIN_RIGHT: '$', '(', '($', '$('."""
+    cdef Py_ssize_t n = len(text)
+    if n == 1:
+        return text[0] == u"$" or text[0] == u"("
+    return n == 2 and ((text[0] == u"(" and text[1] == u"$") or (text[0] == u"$" and text[1] == u"("))
+
+
+cdef bint _joins_left(str text):
+    """html._JOIN_LEFT.match: ')', '%', ')%', '%)', '(' a-z ')', or one or more '*'; as re's '$', a single
+    line feed may end it."""
+    cdef Py_ssize_t n = len(text), i
+    if n and text[n - 1] == u"\n":
+        n -= 1
+    if n == 0:
+        return False
+    if text[0] == u"*":
+        for i in range(1, n):
+            if text[i] != u"*":
+                return False
+        return True
+    if n == 1:
+        return text[0] == u")" or text[0] == u"%"
+    if n == 2:
+        return (text[0] == u")" and text[1] == u"%") or (text[0] == u"%" and text[1] == u")")
+    return n == 3 and text[0] == u"(" and u"a" <= text[1] <= u"z" and text[2] == u")"
+
+
+cdef bint _range_dash(str text):
+    """text in html._RANGE_DASHES: '-', an en dash, 'to'."""
+    return text == u"-" or text == u"\u2013" or text == u"to"
+
+
+cdef bint _range_mark(str text):
+    """Whether the text holds '%', '$' or '.' (a range of percentages, amounts or decimals)."""
+    return u"%" in text or u"$" in text or u"." in text
+
+
+cdef Py_ssize_t _filled(list texts, Py_ssize_t* at):
+    """The indexes of the row's cells holding text, into `at`; their count."""
+    cdef Py_ssize_t i, n = 0
+    for i in range(len(texts)):
+        if len(<str> texts[i]):
+            at[n] = i
+            n += 1
+    return n
+
+
+def merge_markers(list texts not None):
+    """html._merge_markers of a row's cell texts, in place: the same three passes, each over the cells holding
+    text when it starts."""
+    cdef Py_ssize_t count, n, i, before, after
+    cdef Py_ssize_t* filled = <Py_ssize_t*> malloc(max(len(texts), 1) * sizeof(Py_ssize_t))
+    cdef str text
+    if filled == NULL:
+        raise MemoryError()
+    try:
+        count = _filled(texts, filled)
+        for n in range(count - 1):  # _join_right
+            i = filled[n]
+            text = texts[i]
+            if _joins_right(text) and _digit(texts[filled[n + 1]]):
+                after = filled[n + 1]
+                texts[after] = (text + u" " + texts[after]) if text == u"$" else text + texts[after]
+                texts[i] = u""
+        count = _filled(texts, filled)
+        for n in range(1, count):  # _join_left
+            i = filled[n]
+            text = texts[i]
+            if not _joins_left(text):
+                continue
+            before = filled[n - 1]
+            if text[0] == u")" or text[0] == u"%":
+                if _digit(texts[before]):
+                    texts[before] = texts[before] + text
+                    texts[i] = u""
+            else:  # a footnote mark
+                texts[before] = texts[before] + u" " + text
+                texts[i] = u""
+        count = _filled(texts, filled)
+        for n in range(1, count - 1):  # _join_ranges
+            before, i, after = filled[n - 1], filled[n], filled[n + 1]
+            text = texts[i]
+            if (
+                _range_dash(text)
+                and _digit(texts[before])
+                and _digit(texts[after])
+                and (text == u"to" or _range_mark(texts[before]) or _range_mark(texts[after]))
+            ):
+                texts[after] = texts[before] + u" " + text + u" " + texts[after]
+                texts[i] = texts[before] = u""
+    finally:
+        free(filled)
