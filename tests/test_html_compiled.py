@@ -13,6 +13,7 @@ import os
 import random
 from contextlib import nullcontext
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from fixture_paths import ROOT
@@ -174,6 +175,12 @@ def test_the_compiled_reading_is_not_used_beside_another_lxml(monkeypatch: pytes
     assert html._compiled() is None
 
 
+def _compiled_module() -> ModuleType:
+    from extractor.loaders import html_rows
+
+    return html_rows
+
+
 # Cells as real tables print them around their numbers, and the near misses of each marker
 _CELLS = ["", "", "$", "(", "($", "$(", "$$", ")", "%", ")%", "%)", "))", "(a)", "(z)", "(A)", "(ab)", "(1)", "*"]
 _CELLS += ["**", "*\n", "**x", "x*", "\n", ")\n", "-", "\u2013", "\u2014", "to", "To", " to", "1,234", "(1,234"]
@@ -185,13 +192,13 @@ _CELLS += ["32.6", "5", "$5", "$ 5", "x", "Granted", "\u0663", "\u00b2", "\u2155
 def test_marker_cells_join_the_same_by_both_readings() -> None:
     """The compiled marker joins (html_rows.merge_markers) against html._merge_markers, the reference, on rows
     drawn from the cells above: '$' and '(' joined right, ')', '%' and footnote marks left, ranges over three."""
-    assert html._compiled_merge is not None
+    merge_markers = _compiled_module().merge_markers
     draw = random.Random(23)
     for number in range(20_000):
         row = [draw.choice(_CELLS) for _ in range(draw.randint(0, 9))]
         by_python, by_c = list(row), list(row)
         html._merge_markers(by_python)
-        html._compiled_merge(by_c)
+        merge_markers(by_c)
         assert by_c == by_python, f"row {number}: {row!r}"
 
 
@@ -199,13 +206,39 @@ def test_marker_cells_join_the_same_by_both_readings() -> None:
 def test_the_compiled_marker_joins_read_digits_as_re_does() -> None:
     """A '$' joins the next cell when it holds a decimal digit as re's \\d finds one: every numeric code point
     (Arabic-Indic digits join, superscripts and fractions do not) and a sample of all others."""
-    assert html._compiled_merge is not None
+    merge_markers = _compiled_module().merge_markers
     points = [c for c in range(0x110000) if chr(c).isnumeric() or c % 97 == 0]
     for point in points:
         by_python, by_c = ["$", chr(point)], ["$", chr(point)]
         html._merge_markers(by_python)
-        html._compiled_merge(by_c)
+        merge_markers(by_c)
         assert by_c == by_python, f"U+{point:04X}"
     row = ["$", "\u0663", "$", "\u00b2"]
-    html._compiled_merge(row)
+    merge_markers(row)
     assert row == ["", "$ \u0663", "$", "\u00b2"]  # an Arabic-Indic three is a digit, a superscript two is not
+
+
+@needs_compiled
+def test_tables_are_drawn_the_same_by_both_readings() -> None:
+    """The compiled table drawing (html_rows.draw: marker joins, logical columns, lines) against html._draw_rows
+    on random tables: cells of one to three columns, slots held by a rowspan above, empty rows and columns."""
+    draw, pick = _compiled_module().draw, random.Random(5)
+    drawn = 0
+    for number in range(5_000):
+        rows = []
+        for _ in range(pick.randint(0, 6)):
+            texts, cols, spans, col = [], [], [], 0
+            for _ in range(pick.randint(0, 7)):
+                col += pick.random() < 0.1  # a slot a rowspan holds
+                span = pick.choice([1, 1, 1, 1, 2, 3])
+                texts.append(pick.choice(_CELLS))
+                cols.append(col)
+                spans.append(span)
+                col += span
+            rows.append((texts, cols, spans))
+        by_python = html._draw_rows([html._Row(list(t), list(c), list(s)) for t, c, s in rows])
+        assert draw([html._Row(list(t), list(c), list(s)) for t, c, s in rows]) == by_python, (
+            f"table {number}: {rows!r}"
+        )
+        drawn += by_python is not None
+    assert drawn > 1_000  # most are data tables, not all

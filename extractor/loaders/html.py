@@ -25,8 +25,8 @@ from extractor.loaders.dates import parse_header_date
 from extractor.regex_cache import regex
 
 
-def _compiled() -> tuple[Callable[..., Any], Callable[..., Any], Callable[[list[str]], None]] | None:
-    """The compiled walk, table rows and marker joins (extractor/loaders/html_rows.pyx), where the install built
+def _compiled() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None:
+    """The compiled walk, table rows and table drawing (extractor/loaders/html_rows.pyx), where the install built
     them beside the lxml now installed; else None, and the Python reading (the same text, slower) reads every
     document."""
     try:
@@ -37,10 +37,10 @@ def _compiled() -> tuple[Callable[..., Any], Callable[..., Any], Callable[[list[
         return None
     if etree.__version__ != html_rows.LXML_VERSION:
         return None
-    return html_rows.rows, html_rows.walk, html_rows.merge_markers
+    return html_rows.rows, html_rows.walk, html_rows.draw
 
 
-_compiled_rows, _compiled_walk, _compiled_merge = _compiled() or (None, None, None)
+_compiled_rows, _compiled_walk, _compiled_draw = _compiled() or (None, None, None)
 COMPILED = _compiled_walk is not None  # whether HTML is read by the compiled reading (the benchmarks print it)
 
 
@@ -48,13 +48,13 @@ COMPILED = _compiled_walk is not None  # whether HTML is read by the compiled re
 def python_reading() -> Iterator[None]:
     """HTML read by the Python reading alone, as where the compiled one is not built: for the tests and the
     benchmark that compare the two (not thread-safe: it swaps this module's readers)."""
-    global _compiled_rows, _compiled_walk, _compiled_merge
-    kept = _compiled_rows, _compiled_walk, _compiled_merge
-    _compiled_rows = _compiled_walk = _compiled_merge = None
+    global _compiled_rows, _compiled_walk, _compiled_draw
+    kept = _compiled_rows, _compiled_walk, _compiled_draw
+    _compiled_rows = _compiled_walk = _compiled_draw = None
     try:
         yield
     finally:
-        _compiled_rows, _compiled_walk, _compiled_merge = kept
+        _compiled_rows, _compiled_walk, _compiled_draw = kept
 
 
 BLOCK_TAGS = frozenset(
@@ -333,10 +333,15 @@ def table_grid(table: etree._Element) -> tuple[list[str], int, dict[tuple[int, i
     rows = _rows(table)
     if not any(row.texts for row in rows):
         return None
-    merge = _merge_markers if _compiled_merge is None else _compiled_merge
+    return _draw_rows(rows) if _compiled_draw is None else _compiled_draw(rows)
+
+
+def _draw_rows(rows: list[_Row]) -> tuple[list[str], int, dict[tuple[int, int], int]] | None:
+    """table_grid of the table's rows: their marker cells joined, then laid out (the reference of the compiled
+    html_rows.draw)."""
     for row in rows:
         if row.texts:
-            merge(row.texts)
+            _merge_markers(row.texts)
     kept: set[int] = set()
     wide_rows: list[_Row] = []
     for row in rows:

@@ -12,7 +12,7 @@ namespaced or non-ASCII tag name, an entity node, a style or span it cannot read
 """
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, strcmp, strlen, strpbrk
 
 from lxml.includes cimport tree
@@ -553,3 +553,84 @@ def merge_markers(list texts not None):
                 texts[i] = texts[before] = u""
     finally:
         free(filled)
+
+
+def draw(list rows not None):
+    """html._draw_rows: the rows' marker cells joined (merge_markers), then the table laid out over its logical
+    columns, each row a line of tab-separated texts; None when it holds no data. One pass of C over the cells
+    where Python sorted, indexed and joined through sets and dicts."""
+    cdef Py_ssize_t width = 0, k, n, col, span, c, count, first, tab, ncols = 0
+    cdef object row
+    cdef list texts, cols, spans, slots
+    cdef list lines = []
+    cdef dict wide = {}
+    cdef str text, line
+    cdef bint filled
+    cdef char* kept = NULL
+    cdef Py_ssize_t* index = NULL
+    for row in rows:
+        texts, cols, spans = row.texts, row.cols, row.spans
+        if texts:
+            merge_markers(texts)
+        n = len(cols)
+        if n:  # the last cell reaches furthest: each cell starts past the one before and its span
+            width = max(width, <Py_ssize_t> cols[n - 1] + <Py_ssize_t> spans[n - 1])
+    kept = <char*> calloc(width + 1, 1)
+    index = <Py_ssize_t*> malloc((width + 1) * sizeof(Py_ssize_t))
+    try:
+        if kept == NULL or index == NULL:
+            raise MemoryError()
+        for row in rows:  # a logical column: where some single-column cell has text
+            texts, cols, spans = row.texts, row.cols, row.spans
+            for k in range(len(texts)):
+                if <Py_ssize_t> spans[k] == 1 and len(<str> texts[k]):
+                    kept[<Py_ssize_t> cols[k]] = 1
+        for row in rows:  # a wider cell with text over none of them keeps its first column
+            texts, cols, spans = row.texts, row.cols, row.spans
+            for k in range(len(texts)):
+                span = spans[k]
+                if span > 1 and len(<str> texts[k]):
+                    col = cols[k]
+                    for c in range(col, col + span):
+                        if kept[c]:
+                            break
+                    else:
+                        kept[col] = 1
+        for c in range(width):
+            if kept[c]:
+                index[c] = ncols
+                ncols += 1
+        if ncols < 2:
+            return None
+        for row in rows:
+            texts, cols, spans = row.texts, row.cols, row.spans
+            slots = [u""] * ncols
+            filled = False
+            for k in range(len(texts)):
+                text = texts[k]
+                if not len(text):
+                    continue
+                filled = True
+                col, span = cols[k], spans[k]
+                if span == 1:
+                    slots[index[col]] = text
+                    continue
+                first, count = -1, 0
+                for c in range(col, col + span):
+                    if kept[c]:
+                        if first < 0:
+                            first = index[c]
+                        count += 1
+                slots[first] = text
+                if count > 1:
+                    wide[len(lines), first] = count
+            if filled:
+                lines.append(u"\t".join(slots).rstrip(u"\t"))
+        for line in lines:  # data: a digit past some line's first cell
+            tab = line.find(u"\t")
+            if tab >= 0 and _digit(line[tab:]):
+                return lines, ncols, wide
+        return None
+    finally:
+        free(kept)
+        free(index)
