@@ -6,7 +6,9 @@ import name `extractor` (schemas/ -> extractor.schemas, prompts/ -> extractor.pr
 extractor.evals). setuptools' package-dir mapping does this for wheels and editable installs alike.
 """
 
+import hashlib
 import sys
+from pathlib import Path
 
 from setuptools import Extension, find_namespace_packages, setup
 
@@ -41,15 +43,19 @@ def packages() -> list[str]:
 def extensions() -> list[Extension]:
     """The compiled reading of HTML tables (extractor/loaders/html_rows.pyx: twice faster a whole filing), built
     with Cython against the libxml2 and lxml headers lxml ships. Optional: where it cannot be compiled (no C
-    compiler) the install goes on and the Python reading, which gives the same text, is used."""
+    compiler) the install goes on and the Python reading, which gives the same text, is used. The module carries
+    its source's SHA-256, so html.py leaves a module built from an older source unused (a failed rebuild keeps the
+    last one)."""
+    pyx = "extractor/loaders/html_rows.pyx"
     try:
         import lxml
         from Cython.Build import cythonize
 
         source = Extension(
             "extractor.loaders.html_rows",
-            ["extractor/loaders/html_rows.pyx"],
+            [pyx],
             include_dirs=lxml.get_include(),
+            define_macros=[("HTML_ROWS_SOURCE", f'"{hashlib.sha256(Path(pyx).read_bytes()).hexdigest()}"')],
             optional=True,
         )
         return cythonize([source], language_level=3, quiet=True)

@@ -8,6 +8,7 @@ every cell's span in the text, which reads as the table did to a person and to t
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, compress
 from operator import itemgetter
+from pathlib import Path
 from typing import Any
 
 from lxml import etree
@@ -28,16 +30,23 @@ from extractor.regex_cache import regex
 def _compiled() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None:
     """The compiled walk, table rows and table drawing (extractor/loaders/html_rows.pyx), where the install built
     them beside the lxml now installed; else None, and the Python reading (the same text, slower) reads every
-    document."""
+    document (so does a module built for another lxml, or from another source than the .pyx beside it)."""
     try:
         with warnings.catch_warnings():  # Cython's "size changed" warning, an error under -W error
             warnings.simplefilter("ignore")
             from extractor.loaders import html_rows
+        if etree.__version__ != html_rows.LXML_VERSION or not _built_from_source(html_rows.SOURCE_SHA256):
+            return None
+        return html_rows.rows, html_rows.walk, html_rows.draw
     except Exception:  # not built (no C compiler), or built for another lxml (a changed C API or struct)
         return None
-    if etree.__version__ != html_rows.LXML_VERSION:
-        return None
-    return html_rows.rows, html_rows.walk, html_rows.draw
+
+
+def _built_from_source(sha256: str) -> bool:
+    """Whether the compiled module was built from the html_rows.pyx beside this module (where it is not there, as
+    in an install that left out package data, there is nothing to compare: yes)."""
+    source = Path(__file__).with_name("html_rows.pyx")
+    return not source.is_file() or hashlib.sha256(source.read_bytes()).hexdigest() == sha256
 
 
 _compiled_rows, _compiled_walk, _compiled_draw = _compiled() or (None, None, None)

@@ -6,6 +6,7 @@ from typing import TypeVar
 from lxml import etree
 
 LXML_VERSION: str
+SOURCE_SHA256: str
 
 _Row = TypeVar("_Row")
 

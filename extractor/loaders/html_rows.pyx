@@ -24,6 +24,18 @@ import_lxml__etree()
 # that same lxml (a later upgrade of lxml falls back to the Python reading until the package is rebuilt).
 LXML_VERSION = LXML_VERSION_STRING.decode("ascii")
 
+cdef extern from *:
+    """
+    #ifndef HTML_ROWS_SOURCE
+    #define HTML_ROWS_SOURCE ""
+    #endif
+    """
+    const char* HTML_ROWS_SOURCE
+
+# The SHA-256 of the .pyx this module was compiled from (setup.py gives it): html.py leaves a module built from
+# another source unused, as where a rebuild failed (the extension is optional) and kept the last build.
+SOURCE_SHA256 = HTML_ROWS_SOURCE.decode("ascii")
+
 # tag classes, as extractor.loaders.html reads them
 cdef enum:
     OTHER = 0
