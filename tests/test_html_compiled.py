@@ -263,3 +263,21 @@ def test_tables_are_drawn_the_same_by_both_readings() -> None:
         )
         drawn += by_python is not None
     assert drawn > 1_000  # most are data tables, not all
+
+
+@needs_compiled
+def test_a_layout_tables_rows_read_as_paragraphs_by_both_readings() -> None:
+    """A table with no data (a bullet and its paragraph) reads as lines of its visible rows' cells; a hidden cell
+    gives nothing, whether it holds text alone or elements (the Python reading once read the former)."""
+    markup = (
+        "<table><tr><td>\u2022</td><td>Options vest <b>ratably</b> over\n four years.</td></tr>"
+        '<tr><td style="display:none">hidden text</td><td style="display: NONE"><span>hidden span</span></td></tr>'
+        '<tr style="display:none"><td>hidden row</td></tr><tr><td></td><td> Shares  are issued. </td></tr></table>'
+    )
+    table = etree.fromstring(markup, etree.HTMLParser()).find(".//table")
+    assert html.table_grid(table) is None  # a layout table
+    assert _compiled_module().paragraphs(table, html._one_line) is not None  # read in C
+    expected = "\u2022 Options vest ratably over four years.\nShares are issued."
+    assert _render(markup, True) == _render(markup, False)
+    rendered = _render(markup, True)
+    assert isinstance(rendered, tuple) and rendered[0] == expected

@@ -27,8 +27,8 @@ from extractor.loaders.dates import parse_header_date
 from extractor.regex_cache import regex
 
 
-def _compiled() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]] | None:
-    """The compiled walk, table rows and table drawing (extractor/loaders/html_rows.pyx), where the install built
+def _compiled() -> tuple[Callable[..., Any], ...] | None:
+    """The compiled walk, table rows, table drawing and layout tables' lines (extractor/loaders/html_rows.pyx), where the install built
     them beside the lxml now installed; else None, and the Python reading (the same text, slower) reads every
     document (so does a module built for another lxml, or from another source than the .pyx beside it)."""
     try:
@@ -37,7 +37,7 @@ def _compiled() -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., A
             from extractor.loaders import html_rows
         if etree.__version__ != html_rows.LXML_VERSION or not _built_from_source(html_rows.SOURCE_SHA256):
             return None
-        return html_rows.rows, html_rows.walk, html_rows.draw
+        return html_rows.rows, html_rows.walk, html_rows.draw, html_rows.paragraphs
     except Exception:  # not built (no C compiler), or built for another lxml (a changed C API or struct)
         return None
 
@@ -49,7 +49,7 @@ def _built_from_source(sha256: str) -> bool:
     return not source.is_file() or hashlib.sha256(source.read_bytes()).hexdigest() == sha256
 
 
-_compiled_rows, _compiled_walk, _compiled_draw = _compiled() or (None, None, None)
+_compiled_rows, _compiled_walk, _compiled_draw, _compiled_paragraphs = _compiled() or (None, None, None, None)
 COMPILED = _compiled_walk is not None  # whether HTML is read by the compiled reading (the benchmarks print it)
 
 
@@ -57,13 +57,13 @@ COMPILED = _compiled_walk is not None  # whether HTML is read by the compiled re
 def python_reading() -> Iterator[None]:
     """HTML read by the Python reading alone, as where the compiled one is not built: for the tests and the
     benchmark that compare the two (not thread-safe: it swaps this module's readers)."""
-    global _compiled_rows, _compiled_walk, _compiled_draw
-    kept = _compiled_rows, _compiled_walk, _compiled_draw
-    _compiled_rows = _compiled_walk = _compiled_draw = None
+    global _compiled_rows, _compiled_walk, _compiled_draw, _compiled_paragraphs
+    kept = _compiled_rows, _compiled_walk, _compiled_draw, _compiled_paragraphs
+    _compiled_rows = _compiled_walk = _compiled_draw = _compiled_paragraphs = None
     try:
         yield
     finally:
-        _compiled_rows, _compiled_walk, _compiled_draw = kept
+        _compiled_rows, _compiled_walk, _compiled_draw, _compiled_paragraphs = kept
 
 
 BLOCK_TAGS = frozenset(
@@ -126,9 +126,10 @@ def _hides(style: str) -> bool:
 
 def _cell_text(element: etree._Element) -> str:
     """A cell's visible text on one line (its paragraphs and line breaks become spaces). Walked by lxml
-    (iterwalk: no Python recursion, so a cell nested thousands of elements deep is read too)."""
+    (iterwalk: no Python recursion, so a cell nested thousands of elements deep is read too). A hidden cell has
+    none, whatever it holds."""
     if not len(element):  # most cells: text only
-        return _one_line(element.text or "")
+        return "" if _hidden(element) else _one_line(element.text or "")
     parts: list[str] = []
     walker = etree.iterwalk(element, events=("start", "end", "comment", "pi"))
     for event, node in walker:
@@ -522,13 +523,9 @@ class _Renderer:
         rows as paragraphs."""
         drawn = table_grid(table)
         if drawn is None:  # a layout table (a bullet and its paragraph): its rows read as paragraphs
-            for tr in table.iter("tr"):
-                if _hidden(tr):
-                    continue
-                texts = [_cell_text(td) for td in tr if isinstance(td.tag, str) and td.tag.lower() in CELL_TAGS]
-                line = " ".join(t for t in texts if t)
-                if line:
-                    self._emit(line)
+            lines = None if _compiled_paragraphs is None else _compiled_paragraphs(table, _one_line)
+            for line in _paragraphs(table) if lines is None else lines:
+                self._emit(line)
             return
         self._blank()
         start = self.offset + 1 if self.lines else 0
@@ -537,6 +534,20 @@ class _Renderer:
         self.offset = start + sum(map(len, lines)) + len(lines) - 1
         self.tables.append(DrawnTable(start, self.offset, lines, cols, wide))
         self._emit("")
+
+
+def _paragraphs(table: etree._Element) -> list[str]:
+    """A layout table's visible rows, each its cells' texts joined by a space (the reference of the compiled
+    html_rows.paragraphs)."""
+    lines = []
+    for tr in table.iter("tr"):
+        if _hidden(tr):
+            continue
+        texts = [_cell_text(td) for td in tr if isinstance(td.tag, str) and td.tag.lower() in CELL_TAGS]
+        line = " ".join(t for t in texts if t)
+        if line:
+            lines.append(line)
+    return lines
 
 
 def html_to_text(path: str, markup: str) -> tuple[str, DocumentMetadata, list[DrawnTable]]:

@@ -646,3 +646,47 @@ def draw(list rows not None):
     finally:
         free(kept)
         free(index)
+
+
+def paragraphs(_Element table not None, object python_one_line):
+    """The lines of a layout table (one table_grid found no data in: a bullet and its paragraph), as
+    _Renderer._draw reads them: each visible row's cells' texts (html._cell_text) joined by a space; None when the
+    Python reading must read it."""
+    cdef tree.xmlNode* top = table._c_node
+    cdef tree.xmlNode* node = _next_in(top, top)
+    cdef tree.xmlNode* cell
+    cdef Buffer buf
+    cdef list lines = [], texts
+    cdef str text, line
+    buf.data = NULL
+    buf.size = buf.cap = 0
+    try:
+        while node != NULL:
+            if node.ns != NULL:
+                return None
+            if strcmp(<const char*> node.name, "tr") != 0 or _hidden(node):
+                node = _next_in(node, top)
+                continue
+            texts = []
+            cell = node.children
+            while cell != NULL:
+                if cell.type == tree.XML_ELEMENT_NODE:
+                    if _read_kind(cell) == CELL:
+                        buf.size = 0
+                        if not _hidden(cell):
+                            _cell_text(cell, &buf)
+                        text = _one_line(&buf, python_one_line)
+                        if text:
+                            texts.append(text)
+                elif cell.type == tree.XML_ENTITY_REF_NODE:
+                    return None
+                cell = cell.next
+            line = u" ".join(texts)
+            if line:
+                lines.append(line)
+            node = _next_in(node, top)
+        return lines
+    except Unread:
+        return None
+    finally:
+        free(buf.data)
