@@ -257,15 +257,11 @@ def rollforward_concept(award: str, basis: str, kind: str, measure: str) -> str 
     return table.get((basis, kind, measure))
 
 
-def _fact(concept: str, amount: Amount, **dims: str | None) -> Fact:
-    return Fact(
-        concept=concept,
-        value=amount.value,
-        unit=amount.unit,
-        period=amount.period,
-        dims={k: v for k, v in dims.items() if v is not None},
-        source=amount.source,
-    )
+Printing = tuple[str, Amount, dict[str, str]]  # a concept, the amount printed for it and its dimensions
+
+
+def _printing(concept: str, amount: Amount, **dims: str | None) -> Printing:
+    return concept, amount, {k: v for k, v in dims.items() if v is not None}
 
 
 def _fields(model, mapping: dict[str, str]) -> Iterator[tuple[str, str, Amount]]:
@@ -275,14 +271,15 @@ def _fields(model, mapping: dict[str, str]) -> Iterator[tuple[str, str, Amount]]
             yield name, concept, amount
 
 
-def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]]:
-    """Every number of the note as (schema path, fact), in schema order, duplicates included.
+def iter_located_amounts(note: StockCompensationNote) -> Iterator[tuple[str, Printing]]:
+    """Every number of the note as (schema path, (concept, amount, dims)), in schema order, duplicates included:
+    what iter_located_facts makes facts of, for a caller that only asks where the numbers stand.
 
     The path ("award_activity[0].rows[3].count") names the field a reviewer would correct.
     """
     for i, plan in enumerate(note.plans):
         for name, concept, amount in _fields(plan, PLAN):
-            yield f"plans[{i}].{name}", _fact(concept, amount, award=plan.award)
+            yield f"plans[{i}].{name}", _printing(concept, amount, award=plan.award)
     for i, table in enumerate(note.award_activity):
         for j, row in enumerate(table.rows):
             for measure in ROW_MEASURES:
@@ -291,29 +288,32 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
                 if amount is not None and row_concept:
                     yield (
                         f"award_activity[{i}].rows[{j}].{measure}",
-                        _fact(row_concept, amount, award=table.award, plan=table.plan),
+                        _printing(row_concept, amount, award=table.award, plan=table.plan),
                     )
     for i, info in enumerate(note.award_years):
         for name, (option_concept, other_concept) in YEAR_INFO.items():
             amount = getattr(info, name)
             if amount is not None:
                 concept = option_concept if (info.award in OPTION_LIKE or info.award is None) else other_concept
-                yield f"award_years[{i}].{name}", _fact(concept, amount, award=info.award)
+                yield f"award_years[{i}].{name}", _printing(concept, amount, award=info.award)
     for i, assumptions in enumerate(note.valuation_assumptions):
         for name, (concept, bound) in ASSUMPTIONS.items():
             amount = getattr(assumptions, name)
             if amount is not None:
-                yield f"valuation_assumptions[{i}].{name}", _fact(concept, amount, award=assumptions.award, bound=bound)
+                yield (
+                    f"valuation_assumptions[{i}].{name}",
+                    _printing(concept, amount, award=assumptions.award, bound=bound),
+                )
     for i, item in enumerate(note.expense):
-        yield f"expense[{i}].amount", _fact(EXPENSE, item.amount, award=item.award, line_item=item.line_item)
+        yield f"expense[{i}].amount", _printing(EXPENSE, item.amount, award=item.award, line_item=item.line_item)
     for i, cost in enumerate(note.unrecognized_cost):
         year = cost.year.isoformat() if cost.year else None
         if cost.amount is not None:
-            yield f"unrecognized_cost[{i}].amount", _fact(UNRECOGNIZED, cost.amount, award=cost.award, year=year)
+            yield f"unrecognized_cost[{i}].amount", _printing(UNRECOGNIZED, cost.amount, award=cost.award, year=year)
         if cost.recognition_period is not None:
             yield (
                 f"unrecognized_cost[{i}].recognition_period",
-                _fact(UNRECOGNIZED_PERIOD, cost.recognition_period, award=cost.award, year=year),
+                _printing(UNRECOGNIZED_PERIOD, cost.recognition_period, award=cost.award, year=year),
             )
     for i, settlement in enumerate(note.cash_settlement_ranges):
         year = settlement.year.isoformat() if settlement.year else None
@@ -322,21 +322,21 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
             if amount is not None:
                 yield (
                     f"cash_settlement_ranges[{i}].{name}",
-                    _fact(CASH_SETTLEMENT, amount, award=settlement.award, bound=bound, year=year),
+                    _printing(CASH_SETTLEMENT, amount, award=settlement.award, bound=bound, year=year),
                 )
     if note.share_repurchases:
         for name, concept, amount in _fields(note.share_repurchases, REPURCHASES):
-            yield f"share_repurchases.{name}", _fact(concept, amount)
+            yield f"share_repurchases.{name}", _printing(concept, amount)
         for i, year_info in enumerate(note.share_repurchases.years):
             for name, concept, amount in _fields(year_info, REPURCHASE_YEAR):
-                yield f"share_repurchases.years[{i}].{name}", _fact(concept, amount)
+                yield f"share_repurchases.years[{i}].{name}", _printing(concept, amount)
     if note.preferred_stock:
         for name, concept, amount in _fields(note.preferred_stock, PREFERRED):
-            yield f"preferred_stock.{name}", _fact(concept, amount)
+            yield f"preferred_stock.{name}", _printing(concept, amount)
     for i, line in enumerate(note.line_items):
         yield (
             f"line_items[{i}].amount",
-            _fact(
+            _printing(
                 line.concept,
                 line.amount,
                 award=line.award,
@@ -346,6 +346,15 @@ def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]
                 plan=line.plan,
             ),
         )
+
+
+def iter_located_facts(note: StockCompensationNote) -> Iterator[tuple[str, Fact]]:
+    """Every number of the note as (schema path, fact), in schema order, duplicates included."""
+    for path, (concept, amount, dims) in iter_located_amounts(note):
+        fact = Fact(
+            concept=concept, value=amount.value, unit=amount.unit, period=amount.period, dims=dims, source=amount.source
+        )
+        yield path, fact
 
 
 def iter_facts(note: StockCompensationNote) -> Iterator[Fact]:

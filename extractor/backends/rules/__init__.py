@@ -9,7 +9,7 @@ from extractor.backends.rules.tables import LeftoverMapper, TableMapper
 from extractor.document import Document
 from extractor.extraction import Extraction, Filing, Provenance
 from extractor.periods import fiscal_frame, latest_printed_date
-from extractor.schemas.concepts import iter_facts
+from extractor.schemas.concepts import iter_located_amounts
 from extractor.schemas.stock_compensation import StockCompensationNote
 from extractor.tables import layout
 from extractor.tables.transpose import years_as_columns
@@ -32,7 +32,7 @@ def extract(doc: Document) -> Extraction:
     note = StockCompensationNote()
     mapper = TableMapper(note, calendar, fiscal_end)
     unmapped = [t.title or t.caption or f"table at offset {t.start}" for t in tables if not mapper.map(t)]
-    consumed = {fact.source.start for fact in iter_facts(note) if fact.source}
+    consumed = {amount.source.start for _, (_, amount, _) in iter_located_amounts(note) if amount.source}
     leftovers = LeftoverMapper(mapper)
     for table in tables:
         leftovers.map(table, consumed)

@@ -21,7 +21,7 @@ from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
 from extractor.patterns import deferred, screen_text
 from extractor.periods import FiscalCalendar, find_dates
 from extractor.regex_cache import regex
-from extractor.schemas.concepts import iter_facts
+from extractor.schemas.concepts import iter_located_amounts
 from extractor.schemas.stock_compensation import (
     AwardRollForward,
     AwardYearInfo,
@@ -491,7 +491,7 @@ def extract_prose(
             if phrases:
                 day = named_day(phrases)
                 ctx.paragraph_day = day.end if day else None
-    used = {(fact.source.start, fact.source.end) for fact in iter_facts(note) if fact.source}
+    used = {(a.source.start, a.source.end) for _, (_, a, _) in iter_located_amounts(note) if a.source}
     return read_prose(note, prose_sentences(text, spans, split), calendar, fiscal_end, used, usd_scale)
 
 
