@@ -287,6 +287,18 @@ cdef size_t _squeeze(Buffer* buf, bint separators):
     return n
 
 
+cdef tree.xmlNode* _visible_row(tree.xmlNode* node, tree.xmlNode* top) except? NULL:
+    """The first <tr> from `node` on (in document order inside `top`) that is not hidden, as table.iter("tr") and
+    html._hidden find them; NULL past the end. A namespaced element is Unread."""
+    while node != NULL:
+        if node.ns != NULL:
+            raise Unread()
+        if strcmp(<const char*> node.name, "tr") == 0 and not _hidden(node):
+            return node
+        node = _next_in(node, top)
+    return NULL
+
+
 def rows(_Element table not None, object Row, object python_span, object python_one_line):
     """html._rows of a table with no table inside it, its cells' texts on one line (as _collapse_spaces leaves
     them), or None when the Python reading must read it."""
@@ -296,16 +308,12 @@ def rows(_Element table not None, object Row, object python_span, object python_
     cdef Buffer buf
     cdef list found = [], texts, cols, spans
     cdef set held = set()
-    cdef int r, c, colspan, rowspan, dr, dc, kind
+    cdef int r, c, colspan, rowspan, dr, dc
     buf.data = NULL
     buf.size = buf.cap = 0
     try:
+        node = _visible_row(node, top)
         while node != NULL:
-            if node.ns != NULL:
-                return None
-            if strcmp(<const char*> node.name, "tr") != 0 or _hidden(node):
-                node = _next_in(node, top)
-                continue
             r, c = len(found), 0
             texts, cols, spans = [], [], []
             found.append(Row(texts, cols, spans))
@@ -333,7 +341,7 @@ def rows(_Element table not None, object Row, object python_span, object python_
                 elif cell.type == tree.XML_ENTITY_REF_NODE:
                     return None
                 cell = cell.next
-            node = _next_in(node, top)
+            node = _visible_row(_next_in(node, top), top)
         return found
     except Unread:
         return None
@@ -661,12 +669,8 @@ def paragraphs(_Element table not None, object python_one_line):
     buf.data = NULL
     buf.size = buf.cap = 0
     try:
+        node = _visible_row(node, top)
         while node != NULL:
-            if node.ns != NULL:
-                return None
-            if strcmp(<const char*> node.name, "tr") != 0 or _hidden(node):
-                node = _next_in(node, top)
-                continue
             texts = []
             cell = node.children
             while cell != NULL:
@@ -684,7 +688,7 @@ def paragraphs(_Element table not None, object python_one_line):
             line = u" ".join(texts)
             if line:
                 lines.append(line)
-            node = _next_in(node, top)
+            node = _visible_row(_next_in(node, top), top)
         return lines
     except Unread:
         return None
