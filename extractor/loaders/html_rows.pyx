@@ -299,6 +299,19 @@ cdef tree.xmlNode* _visible_row(tree.xmlNode* node, tree.xmlNode* top) except? N
     return NULL
 
 
+cdef tree.xmlNode* _cell_from(tree.xmlNode* node) except? NULL:
+    """The first <td> or <th> from `node` on among a row's children (NULL past the last); an entity reference
+    among them is Unread (lxml reads it its own way)."""
+    while node != NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            if _read_kind(node) == CELL:
+                return node
+        elif node.type == tree.XML_ENTITY_REF_NODE:
+            raise Unread()
+        node = node.next
+    return NULL
+
+
 def rows(_Element table not None, object Row, object python_span, object python_one_line):
     """html._rows of a table with no table inside it, its cells' texts on one line (as _collapse_spaces leaves
     them), or None when the Python reading must read it."""
@@ -317,30 +330,26 @@ def rows(_Element table not None, object Row, object python_span, object python_
             r, c = len(found), 0
             texts, cols, spans = [], [], []
             found.append(Row(texts, cols, spans))
-            cell = node.children
+            cell = _cell_from(node.children)
             while cell != NULL:
-                if cell.type == tree.XML_ELEMENT_NODE:
-                    if _read_kind(cell) == CELL:
-                        while held and (r, c) in held:
-                            c += 1
-                        if _hidden(cell):
-                            texts.append("")
-                        else:
-                            buf.size = 0
-                            _cell_text(cell, &buf)
-                            texts.append(_one_line(&buf, python_one_line))
-                        colspan = _span(cell, "colspan", python_span) or 1
-                        cols.append(c)
-                        spans.append(colspan)
-                        rowspan = _span(cell, "rowspan", python_span)
-                        if rowspan:
-                            for dr in range(1, rowspan):
-                                for dc in range(colspan):
-                                    held.add((r + dr, c + dc))
-                        c += colspan
-                elif cell.type == tree.XML_ENTITY_REF_NODE:
-                    return None
-                cell = cell.next
+                while held and (r, c) in held:
+                    c += 1
+                if _hidden(cell):
+                    texts.append("")
+                else:
+                    buf.size = 0
+                    _cell_text(cell, &buf)
+                    texts.append(_one_line(&buf, python_one_line))
+                colspan = _span(cell, "colspan", python_span) or 1
+                cols.append(c)
+                spans.append(colspan)
+                rowspan = _span(cell, "rowspan", python_span)
+                if rowspan:
+                    for dr in range(1, rowspan):
+                        for dc in range(colspan):
+                            held.add((r + dr, c + dc))
+                c += colspan
+                cell = _cell_from(cell.next)
             node = _visible_row(_next_in(node, top), top)
         return found
     except Unread:
@@ -672,19 +681,15 @@ def paragraphs(_Element table not None, object python_one_line):
         node = _visible_row(node, top)
         while node != NULL:
             texts = []
-            cell = node.children
+            cell = _cell_from(node.children)
             while cell != NULL:
-                if cell.type == tree.XML_ELEMENT_NODE:
-                    if _read_kind(cell) == CELL:
-                        buf.size = 0
-                        if not _hidden(cell):
-                            _cell_text(cell, &buf)
-                        text = _one_line(&buf, python_one_line)
-                        if text:
-                            texts.append(text)
-                elif cell.type == tree.XML_ENTITY_REF_NODE:
-                    return None
-                cell = cell.next
+                buf.size = 0
+                if not _hidden(cell):
+                    _cell_text(cell, &buf)
+                text = _one_line(&buf, python_one_line)
+                if text:
+                    texts.append(text)
+                cell = _cell_from(cell.next)
             line = u" ".join(texts)
             if line:
                 lines.append(line)
