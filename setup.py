@@ -58,7 +58,7 @@ def extensions() -> list[Extension]:
             define_macros=[("HTML_ROWS_SOURCE", f'"{hashlib.sha256(Path(pyx).read_bytes()).hexdigest()}"')],
             optional=True,
         )
-        return cythonize([source], language_level=3, quiet=True)
+        return cythonize([source], language_level=3, quiet=True, force=True)  # the hashed .pyx, not a stale .c
     except Exception as err:  # no Cython or lxml to build with (no build isolation, offline): Python reading
         print(f"note: the compiled HTML reader is not built ({err}); HTML is read in Python", file=sys.stderr)
         return []

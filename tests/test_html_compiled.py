@@ -281,3 +281,20 @@ def test_a_layout_tables_rows_read_as_paragraphs_by_both_readings() -> None:
     assert _render(markup, True) == _render(markup, False)
     rendered = _render(markup, True)
     assert isinstance(rendered, tuple) and rendered[0] == expected
+
+
+@needs_compiled
+@pytest.mark.parametrize(
+    "texts, cols, spans",
+    [
+        (["a", "1", "2"], [0], [1]),  # more texts than columns
+        (["a", "1"], [-5, 1], [1, 1]),  # a column before the first
+        (["a", "1", "x"], [0, 1, 2], [1, 1000, 1]),  # a span over the next cell
+        (["a", "1"], [0, 1], [1, 0]),  # no span
+    ],
+)
+def test_the_compiled_drawing_refuses_rows_html_rows_never_makes(texts, cols, spans) -> None:
+    """draw indexes C arrays unchecked, so rows unlike _rows' (which the renderer never gives it) are refused
+    with an error, not read out of bounds (a helper's review found a crash for each of these)."""
+    with pytest.raises(ValueError):
+        _compiled_module().draw([html._Row(list(texts), list(cols), list(spans))])

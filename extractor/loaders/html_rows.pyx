@@ -597,13 +597,19 @@ def draw(list rows not None):
     cdef bint filled
     cdef char* kept = NULL
     cdef Py_ssize_t* index = NULL
-    for row in rows:
+    for row in rows:  # the arrays below are indexed unchecked: the rows must be as html._rows makes them
         texts, cols, spans = row.texts, row.cols, row.spans
+        if len(cols) != len(texts) or len(spans) != len(texts):
+            raise ValueError("a row's texts, columns and spans differ in number")
+        n = 0  # where the row's next cell may start: each starts at or past the one before and its span
+        for k in range(len(texts)):
+            col, span = cols[k], spans[k]
+            if col < n or span < 1:
+                raise ValueError(f"a cell at column {col} spanning {span} overlaps the one before it")
+            n = col + span
+        width = max(width, n)
         if texts:
             merge_markers(texts)
-        n = len(cols)
-        if n:  # the last cell reaches furthest: each cell starts past the one before and its span
-            width = max(width, <Py_ssize_t> cols[n - 1] + <Py_ssize_t> spans[n - 1])
     kept = <char*> calloc(width + 1, 1)
     index = <Py_ssize_t*> malloc((width + 1) * sizeof(Py_ssize_t))
     try:
