@@ -28,9 +28,10 @@ from extractor.regex_cache import regex
 
 
 def _compiled() -> tuple[Callable[..., Any], ...] | None:
-    """The compiled walk, table rows, table drawing and layout tables' lines (extractor/loaders/html_rows.pyx), where the install built
-    them beside the lxml now installed; else None, and the Python reading (the same text, slower) reads every
-    document (so does a module built for another lxml, or from another source than the .pyx beside it)."""
+    """The compiled walk, table rows, table drawing and layout tables' lines (extractor/loaders/html_rows.pyx),
+    where the install built them beside the lxml now installed; else None, and the Python reading (the same text,
+    slower) reads every document (so does a module built for another lxml, or from another source than the .pyx
+    beside it)."""
     try:
         with warnings.catch_warnings():  # Cython's "size changed" warning, an error under -W error
             warnings.simplefilter("ignore")
@@ -38,8 +39,8 @@ def _compiled() -> tuple[Callable[..., Any], ...] | None:
         if etree.__version__ != html_rows.LXML_VERSION or not _built_from_source(html_rows.SOURCE_SHA256):
             return None
         return html_rows.rows, html_rows.walk, html_rows.draw, html_rows.paragraphs
-    except Exception:  # not built (no C compiler), or built for another lxml (a changed C API or struct)
-        return None
+    except Exception:  # not built (no C compiler), built for another lxml (a changed C API or struct), or an
+        return None  # older build lacking one of these functions
 
 
 def _built_from_source(sha256: str) -> bool:
