@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, cast
 
-from extractor.regex_cache import regex
+from extractor.regex_cache import derived, regex
 
 
 def any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
@@ -34,7 +37,29 @@ def required_phrases(pattern: re.Pattern[str]) -> tuple[str, ...]:
     longest run of plain characters it must match, or one per branch of an alternation. Python's regex engine
     finds no literal prefix in a case-blind pattern and so tries it at every position of a text; a phrase
     missing from the lower-cased text rules the pattern out by one substring test. () when none is known."""
-    return _phrases(sre_parse.parse(pattern.pattern, pattern.flags))
+    return phrases_of(pattern.pattern, pattern.flags)
+
+
+def phrases_of(source: str, flags: int = 0) -> tuple[str, ...]:
+    """required_phrases of a pattern not compiled (re.error if it is no pattern). Parsing is pure Python, some
+    50 µs a pattern: what a parse gave is kept with the compiled regexes (regex_cache.derived) under a digest
+    of this module, so a changed reading is never answered from an older one."""
+    reader = _reader()
+    if reader is None:
+        return _phrases(sre_parse.parse(source, flags))
+    return derived(source, flags, reader, lambda: _phrases(sre_parse.parse(source, flags)), _are_phrases)
+
+
+@functools.cache
+def _reader() -> str | None:
+    try:
+        return "required_phrases " + hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    except OSError:  # no source to digest (a frozen build): phrases are read anew
+        return None
+
+
+def _are_phrases(value: object) -> bool:
+    return type(value) is tuple and all(type(phrase) is str and phrase for phrase in value)
 
 
 # The only characters besides its two cases that a case-blind ASCII literal matches (re's case folding):
@@ -136,13 +161,13 @@ class Screened:
     """A pattern with its required_phrases: `may_match(phrases, screen_text(text))` first, the regex only then. It is
     compiled on first use, as most texts never pass the screen: of a lexicon's 150 cue patterns a note needs
     some 40, and compiling the rest was a tenth of a rules extraction's start-up. Its syntax is checked at once
-    (the phrases are read from its parse)."""
+    (the phrases are read from its parse, or from a run that parsed it)."""
 
     __slots__ = ("source", "flags", "phrases", "_pattern")
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self.source, self.flags = source, flags
-        self.phrases: tuple[str, ...] = _phrases(sre_parse.parse(source, flags))
+        self.phrases: tuple[str, ...] = phrases_of(source, flags)
         self._pattern: re.Pattern[str] | None = None
 
     @property

@@ -1,5 +1,5 @@
 """Compiled regexes kept between runs, as Python keeps compiled modules: `regex` is `re.compile`, served from a
-file beside the package's bytecode.
+file beside the package's bytecode; `derived` keeps, in the same file, what the package reads from a regex's parse.
 
 Compiling is the slow part of a regex: Python parses it and generates its program in pure Python, about 90 µs
 each. The package compiles some 200 of them (its rules, loaders, validator and lexicon) before a command's first
@@ -16,6 +16,11 @@ anything unreadable, or a failure of any step, falls back to `re.compile`. The f
 whoever may rewrite it may rewrite the code. Where Python would not write bytecode (`PYTHONDONTWRITEBYTECODE`, a
 read-only install) nothing is kept or written, and a pattern costs what re.compile does; the file is replaced
 whole (`os.replace`), so concurrent processes never read half of one.
+
+Parsing is also what the rules backend pays to screen texts: the phrases every match of a cue contains are read
+from its parse (patterns.required_phrases), 150 cues and 190 parses at each start. `derived` keeps such a value
+keyed by the pattern and a name of the code that read it; that name must change whenever the code does (the
+caller puts a digest of its source in it), or a changed reader would be served its old answers.
 """
 
 from __future__ import annotations
@@ -30,22 +35,26 @@ import sys
 import threading
 import warnings
 import zlib
+from collections.abc import Callable
 from importlib.util import cache_from_source
 from pathlib import Path
 from re import _compiler as sre_compile  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
+from typing import Any, TypeVar, cast
 
 Key = tuple[str, int]  # (source, flags as given)
 Program = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]  # _sre.compile's arguments after source
+DerivedKey = tuple[str, int, str]  # (source, flags, the name of the code that read the value)
+Value = TypeVar("Value")
 
 # What the programs depend on: a file written by another Python build or engine version is not read.
 _STAMP = ("extractor regex programs 2", sys.version, _sre.MAGIC, _sre.CODESIZE, sys.maxunicode)
 MAX_PROGRAMS = 2048  # the file's bound: a lexicon edited many times leaves old patterns behind
 
 _lock = threading.Lock()
-_stored: dict[Key, Program] | None = None  # the file's programs, read on first use
-_new: dict[Key, Program] = {}  # compiled by this process and not in the file
-_used: set[Key] = set()  # the file's programs this process built: kept first when the file is full
+_stored: dict[Key | DerivedKey, Any] | None = None  # the file's programs and derived values, read on first use
+_new: dict[Key | DerivedKey, Any] = {}  # made by this process and not in the file
+_used: set[Key | DerivedKey] = set()  # what this process took from the file: kept first when the file is full
 _writable: bool | None = None  # whether programs are kept (and written at exit), known at the first miss
 
 
@@ -72,6 +81,27 @@ def regex(source: str, flags: int = 0) -> re.Pattern[str]:
     return compiled
 
 
+def derived(source: str, flags: int, reader: str, read: Callable[[], Value], valid: Callable[[Any], bool]) -> Value:
+    """`read()`, a value read from the pattern's parse by code named `reader`, as an earlier run (or this one)
+    stored it. Kept only where programs are, and only a value marshal gives back equal (tuples of strings,
+    numbers); a stored value `valid` refuses is read anew, as a program the engine refuses is compiled anew."""
+    key = (source, int(flags), reader)
+    stored = _programs().get(key)
+    if stored is not None:
+        if valid(stored):
+            _used.add(key)
+            return cast(Value, stored)
+        _programs().pop(key, None)
+    if key in _new:
+        return cast(Value, _new[key])
+    value = read()
+    if _writing():
+        with contextlib.suppress(ValueError):  # a value marshal cannot write is just not kept
+            if marshal.loads(marshal.dumps(cast(Any, value))) == value:
+                _keep(key, value)
+    return value
+
+
 def cache_path() -> Path | None:
     """Where the programs are kept (beside this module's bytecode, PYTHONPYCACHEPREFIX honoured), or None."""
     try:
@@ -80,7 +110,7 @@ def cache_path() -> Path | None:
         return None
 
 
-def _programs() -> dict[Key, Program]:
+def _programs() -> dict[Key | DerivedKey, Any]:
     global _stored
     if _stored is None:
         with _lock:
@@ -89,7 +119,7 @@ def _programs() -> dict[Key, Program]:
     return _stored
 
 
-def _read(path: Path | None) -> dict[Key, Program]:
+def _read(path: Path | None) -> dict[Key | DerivedKey, Any]:
     if path is None:
         return {}
     try:
@@ -117,10 +147,7 @@ def _remember(key: Key, compiled: re.Pattern[str]) -> None:
     """Keep the program of a pattern just compiled, if the pattern it builds is re.compile's; written at exit.
     Making the program parses the pattern a second time: only where it can be written, and silently (re.compile
     has given its warnings; a pattern that warns is not kept, as a stored one could not warn again)."""
-    global _writable
-    if _writable is None:
-        _writable = _may_write(cache_path())
-    if not _writable:
+    if not _writing():
         return
     try:
         with warnings.catch_warnings():
@@ -130,10 +157,23 @@ def _remember(key: Key, compiled: re.Pattern[str]) -> None:
             return
     except Exception:  # a warning, or an engine whose internals differ: the pattern is just not kept
         return
+    _keep(key, program)
+
+
+def _writing() -> bool:
+    """Whether this process keeps what it makes (known at its first miss)."""
+    global _writable
+    if _writable is None:
+        _writable = _may_write(cache_path())
+    return _writable
+
+
+def _keep(key: Key | DerivedKey, value: object) -> None:
+    """Hold a value for the file, written when the process ends."""
     with _lock:
         if not _new:
             atexit.register(_write)
-        _new[key] = program
+        _new[key] = value
 
 
 def _may_write(path: Path | None) -> bool:

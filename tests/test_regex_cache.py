@@ -3,18 +3,20 @@ Python, damaged since written, or refused by the engine is not used."""
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 import os
 import re
 import subprocess
 import sys
 import zlib
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from fixture_paths import ROOT, SEED_000
 
-from extractor import regex_cache
+from extractor import patterns, regex_cache
 from extractor.regex_cache import regex
 
 
@@ -178,9 +180,14 @@ def test_a_rules_extraction_stores_every_pattern_it_compiles_and_reads_them_back
         outputs.append(output.read_text())
         [path] = (tmp_path / "pycache").rglob("regex_cache.*.regexes")
         files.append((path.stat().st_ino, path.stat().st_mtime_ns))
-    assert files[1] == files[0]  # the second run found every program stored: it compiled nothing, wrote nothing
-    programs = programs_in(path)
+    assert files[1] == files[0]  # the second run found every program and phrase stored: it wrote nothing
+    stored = programs_in(path)
+    programs = {key: value for key, value in stored.items() if len(key) == 2}
     assert len(programs) > 150  # the loaders', rules', lexicon's, validator's
+    phrases = {key: value for key, value in stored.items() if len(key) == 3}
+    assert len(phrases) > 150  # the phrases of the prose cues and lexicon patterns
+    assert all(key[2] == patterns._reader() for key in phrases)
+    assert all(value == patterns._phrases(regex_cache.sre_parse.parse(*key[:2])) for key, value in phrases.items())
     built = {key: regex_cache._sre.compile(key[0], *program) for key, program in programs.items()}
     assert all(pattern == re.compile(*key) for key, pattern in built.items())
     assert outputs[0] == outputs[1]
@@ -206,3 +213,55 @@ def test_a_pattern_is_compiled_once_per_process_and_as_re_compile_would(cache_fi
     assert list(regex_cache._new) == [(r"(?P<year>\d{4})", 0)]
     with pytest.raises(TypeError):  # flags re.compile refuses
         regex("a", 2.0)
+
+
+def test_a_value_read_from_a_parse_is_kept_and_the_next_process_reads_it_back(cache_file, monkeypatch):
+    reads = []
+
+    def read() -> tuple[str, ...]:
+        reads.append(1)
+        return ("stock option",)
+
+    def valid(value: object) -> bool:
+        return type(value) is tuple
+
+    key = (r"stock options? granted", re.I)
+    assert regex_cache.derived(*key, "reader 1", read, valid) == ("stock option",)
+    assert regex_cache.derived(*key, "reader 1", read, valid) == ("stock option",) and len(reads) == 1
+    regex_cache._write()
+    assert programs_in(cache_file) == {(key[0], int(key[1]), "reader 1"): ("stock option",)}
+
+    next_process(monkeypatch)
+    assert regex_cache.derived(*key, "reader 1", read, valid) == ("stock option",) and len(reads) == 1
+    assert regex_cache.derived(*key, "reader 2", read, valid) == ("stock option",) and len(reads) == 2  # new code
+
+    cache_file.write_bytes(file_of({(key[0], int(key[1]), "reader 1"): ["a list"]}))
+    next_process(monkeypatch)
+    assert regex_cache.derived(*key, "reader 1", read, valid) == ("stock option",) and len(reads) == 3  # refused
+    assert regex_cache.derived(*key, "reader 1", lambda: {1, 2}, valid) == ("stock option",)  # made this process
+
+    next_process(monkeypatch)
+    assert regex_cache.derived("x", 0, "reader 1", lambda: object, valid) is object  # marshal cannot write it
+    assert regex_cache._new == {}
+
+
+def test_phrases_are_kept_under_a_digest_of_the_module_that_reads_them(cache_file, monkeypatch):
+    """A cue's phrases are read from the file by a later process, only under the digest of patterns.py as it
+    is: phrases stored by another version of the code are read anew."""
+    source, flags = r"(?:restricted|performance) stock units? (?:were )?(?:granted|awarded)", re.I
+    expected = (" stock unit",)
+    assert patterns.phrases_of(source, flags) == expected
+    regex_cache._write()
+    digest = hashlib.sha256(Path(patterns.__file__).read_bytes()).hexdigest()
+    assert programs_in(cache_file) == {(source, int(flags), f"required_phrases {digest}"): expected}
+
+    next_process(monkeypatch)
+    with monkeypatch.context() as patched:  # no parse: the stored phrases are used
+        patched.setattr(patterns, "_phrases", lambda parsed: pytest.fail("parsed again"))
+        assert patterns.Screened(source, flags).phrases == expected
+
+    cache_file.write_bytes(file_of({(source, int(flags), "required_phrases an-older-digest"): ("granted",)}))
+    next_process(monkeypatch)
+    assert patterns.phrases_of(source, flags) == expected
+    with pytest.raises(re.error):  # a pattern that is none is never stored: its error is raised again
+        patterns.Screened(r"(unclosed", re.I)
