@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, cast
 
-from extractor.regex_cache import derived, regex
+from extractor.regex_cache import code_digest, derived, regex
 
 
 def any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str] | None:
@@ -42,20 +40,14 @@ def required_phrases(pattern: re.Pattern[str]) -> tuple[str, ...]:
 
 def phrases_of(source: str, flags: int = 0) -> tuple[str, ...]:
     """required_phrases of a pattern not compiled (re.error if it is no pattern). Parsing is pure Python, some
-    50 µs a pattern: what a parse gave is kept with the compiled regexes (regex_cache.derived) under a digest
-    of this module, so a changed reading is never answered from an older one."""
-    reader = _reader()
-    if reader is None:
-        return _phrases(sre_parse.parse(source, flags))
-    return derived(source, flags, reader, lambda: _phrases(sre_parse.parse(source, flags)), _are_phrases)
+    50 µs a pattern: what a parse gave is kept with the compiled regexes (regex_cache.derived) under a digest of
+    the code reading it, so a changed reading is never answered from an older one."""
+    return derived(source, flags, _reader(), lambda: _phrases(sre_parse.parse(source, flags)), _are_phrases)
 
 
 @functools.cache
-def _reader() -> str | None:
-    try:
-        return "required_phrases " + hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    except OSError:  # no source to digest (a frozen build): phrases are read anew
-        return None
+def _reader() -> str:
+    return "required_phrases " + code_digest(phrases_of, _phrases)
 
 
 def _are_phrases(value: object) -> bool:

@@ -18,9 +18,10 @@ read-only install) nothing is kept or written, and a pattern costs what re.compi
 whole (`os.replace`), so concurrent processes never read half of one.
 
 Parsing is also what the rules backend pays to screen texts: the phrases every match of a cue contains are read
-from its parse (patterns.required_phrases), 150 cues and 190 parses at each start. `derived` keeps such a value
-keyed by the pattern and a name of the code that read it; that name must change whenever the code does (the
-caller puts a digest of its source in it), or a changed reader would be served its old answers.
+from its parse (patterns.phrases_of), 182 parses at each start. `derived` keeps such a value keyed by the pattern
+and the reader: a name, then a digest of the code that reads (`code_digest` of the code running, not of a file
+that may have changed since it was imported), so a changed reader is never served its old answers. When the file
+is written, the values of a reader by another digest (an older version of that code) are dropped.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from importlib.util import cache_from_source
 from pathlib import Path
 from re import _compiler as sre_compile  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
+from types import CodeType
 from typing import Any, TypeVar, cast
 
 Key = tuple[str, int]  # (source, flags as given)
@@ -49,7 +51,7 @@ Value = TypeVar("Value")
 
 # What the programs depend on: a file written by another Python build or engine version is not read.
 _STAMP = ("extractor regex programs 2", sys.version, _sre.MAGIC, _sre.CODESIZE, sys.maxunicode)
-MAX_PROGRAMS = 2048  # the file's bound: a lexicon edited many times leaves old patterns behind
+MAX_PROGRAMS = 2048  # the file's bound (programs and values): a lexicon edited many times leaves old patterns behind
 
 _lock = threading.Lock()
 _stored: dict[Key | DerivedKey, Any] | None = None  # the file's programs and derived values, read on first use
@@ -82,9 +84,13 @@ def regex(source: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def derived(source: str, flags: int, reader: str, read: Callable[[], Value], valid: Callable[[Any], bool]) -> Value:
-    """`read()`, a value read from the pattern's parse by code named `reader`, as an earlier run (or this one)
-    stored it. Kept only where programs are, and only a value marshal gives back equal (tuples of strings,
-    numbers); a stored value `valid` refuses is read anew, as a program the engine refuses is compiled anew."""
+    """`read()`, a value read from the pattern's parse by the code `reader` names ("NAME DIGEST", see
+    `code_digest`), as an earlier run (or this one) stored it. Kept only where programs are kept (bytecode is
+    written), only a value marshal gives back equal (tuples of strings, numbers), and not when reading it warned (a
+    stored value could not warn again); a stored value `valid` refuses is read anew, as a program the engine
+    refuses is compiled anew. A source or flags re.compile would not take as such are read, never kept."""
+    if type(source) is not str or type(flags) not in (int, re.RegexFlag):
+        return read()
     key = (source, int(flags), reader)
     stored = _programs().get(key)
     if stored is not None:
@@ -94,16 +100,51 @@ def derived(source: str, flags: int, reader: str, read: Callable[[], Value], val
         _programs().pop(key, None)
     if key in _new:
         return cast(Value, _new[key])
-    value = read()
-    if _writing():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = read()
+    for warning in caught:  # given as reading gave them, under the caller's filters
+        warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    if _writing() and not caught:
         with contextlib.suppress(ValueError):  # a value marshal cannot write is just not kept
             if marshal.loads(marshal.dumps(cast(Any, value))) == value:
                 _keep(key, value)
     return value
 
 
+def code_digest(*functions: Callable[..., object]) -> str:
+    """A SHA-256 of the functions' running code (bytecode, constants, names; the functions defined inside them
+    included; not where it lies in its file), to name a `derived` reader: the same for a module run from its
+    source or its .pyc, another once the code changes."""
+    import hashlib  # only when a reader is first named
+
+    return hashlib.sha256(repr(tuple(_code_shape(f.__code__) for f in functions)).encode()).hexdigest()
+
+
+def _code_shape(code: CodeType) -> tuple[object, ...]:
+    return (
+        code.co_code,
+        tuple(_constant_shape(constant) for constant in code.co_consts),
+        code.co_names,
+        code.co_varnames,
+        code.co_freevars,
+        code.co_cellvars,
+    )
+
+
+def _constant_shape(constant: object) -> object:
+    if isinstance(constant, CodeType):
+        return _code_shape(constant)
+    if isinstance(constant, frozenset):  # its order follows the hash seed
+        return ("frozenset", tuple(sorted(map(repr, constant))))
+    if isinstance(constant, tuple):
+        return tuple(_constant_shape(item) for item in constant)
+    return (type(constant).__name__, repr(constant))
+
+
 def cache_path() -> Path | None:
-    """Where the programs are kept (beside this module's bytecode, PYTHONPYCACHEPREFIX honoured), or None."""
+    """Where the programs and values are kept (beside this module's bytecode, PYTHONPYCACHEPREFIX honoured), or
+    None."""
     try:
         return Path(cache_from_source(__file__)).with_suffix(".regexes")
     except (NotImplementedError, ValueError):  # an interpreter that keeps no bytecode
@@ -187,9 +228,15 @@ def _may_write(path: Path | None) -> bool:
     return folder.is_dir() and os.access(folder, os.W_OK)
 
 
+def _outdated(key: Key | DerivedKey, names: set[str], readers: set[str]) -> bool:
+    """A value of a reader named as one this process used, by another digest: an older version of its code."""
+    return len(key) == 3 and key[2] not in readers and key[2].rpartition(" ")[0] in names
+
+
 def _write() -> None:
-    """Merge this process's programs into the file (re-read: another process may have written it since). When it
-    is full, the programs this process used are kept before the file's others."""
+    """Merge this process's programs and values into the file (re-read: another process may have written it
+    since), without the values of an older version of a reader this process used. When it is full, what this
+    process used is kept before the file's others."""
     import tempfile  # only when writing: most runs find every program stored
 
     path = cache_path()
@@ -199,6 +246,9 @@ def _write() -> None:
         return
     with contextlib.suppress(Exception):  # a read-only folder, a full disk: the next run compiles again
         old = _read(path)
+        readers = {key[2] for key in (*new, *used) if len(key) == 3}
+        names = {reader.rpartition(" ")[0] for reader in readers}
+        old = {key: value for key, value in old.items() if not _outdated(key, names, readers)}
         programs = {key: old[key] for key in old if key not in used}
         programs.update((key, old[key]) for key in old if key in used)
         programs.update(new)

@@ -1,16 +1,16 @@
 """regex_cache.regex: re.compile's pattern, built from the program an earlier process stored; a file from another
-Python, damaged since written, or refused by the engine is not used."""
+Python, damaged since written, or refused by the engine is not used. regex_cache.derived: a value read from a
+regex's parse (patterns.phrases_of), kept in the same file under a digest of the code that read it."""
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import re
 import subprocess
 import sys
+import warnings
 import zlib
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -242,26 +242,100 @@ def test_a_value_read_from_a_parse_is_kept_and_the_next_process_reads_it_back(ca
 
     next_process(monkeypatch)
     assert regex_cache.derived("x", 0, "reader 1", lambda: object, valid) is object  # marshal cannot write it
-    assert regex_cache._new == {}
+    assert regex_cache.derived(type("Text", (str,), {})("x"), 0, "reader 1", read, valid) == ("stock option",)
+    assert regex_cache.derived("x", 2.0, "reader 1", read, valid) == ("stock option",)  # as re.compile would not
+    assert regex_cache._new == {}  # neither kept: a key marshal cannot write would lose the whole file
 
 
-def test_phrases_are_kept_under_a_digest_of_the_module_that_reads_them(cache_file, monkeypatch):
-    """A cue's phrases are read from the file by a later process, only under the digest of patterns.py as it
-    is: phrases stored by another version of the code are read anew."""
+def test_nothing_derived_is_kept_where_python_writes_no_bytecode(cache_file, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert regex_cache.derived("x", 0, "reader 1", lambda: ("x",), bool) == ("x",)
+    regex_cache._write()
+    assert regex_cache._new == {} and not cache_file.exists()
+
+
+def test_reading_that_warns_warns_every_time_and_is_not_kept(cache_file, monkeypatch):
+    """re's parser warns of a nested set; a stored value would hide the warning from later runs."""
+    for _ in range(2):
+        with pytest.warns(FutureWarning, match="Possible nested set"):
+            assert patterns.phrases_of(r"[[a] stock", 0) == (" stock",)
+        assert regex_cache._new == {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FutureWarning):  # -W error still stops at it
+            patterns.phrases_of(r"[[a] stock", 0)
+    with pytest.raises(TypeError):  # flags re refuses, refused again once other flags are stored
+        patterns.Screened("stock units", 2.0)  # type: ignore[arg-type]
+
+
+def test_the_values_of_an_older_reader_are_dropped_and_those_used_kept_first(cache_file, monkeypatch):
+    old = {("a", 0, "phrases OLD"): ("a",), ("b", 0, "phrases OLD"): ("b",), ("c", 0, "other OLD"): ("c",)}
+    cache_file.write_bytes(file_of({**old, ("d", 0, "phrases NEW"): ("d",)}))
+    assert regex_cache.derived("d", 0, "phrases NEW", lambda: pytest.fail("read again"), bool) == ("d",)
+    regex_cache.derived("e", 0, "phrases NEW", lambda: ("e",), bool)
+    regex_cache._write()
+    assert programs_in(cache_file) == {
+        ("c", 0, "other OLD"): ("c",),
+        ("d", 0, "phrases NEW"): ("d",),
+        ("e", 0, "phrases NEW"): ("e",),
+    }
+
+    monkeypatch.setattr(regex_cache, "MAX_PROGRAMS", 2)
+    next_process(monkeypatch)
+    regex_cache.derived("d", 0, "phrases NEW", lambda: pytest.fail("read again"), bool)  # used: kept before c and e
+    regex(r"fresh\b")
+    regex_cache._write()
+    assert list(programs_in(cache_file)) == [("d", 0, "phrases NEW"), (r"fresh\b", 0)]
+
+
+def test_phrases_are_kept_under_a_digest_of_the_code_that_reads_them(cache_file, monkeypatch):
+    """A cue's phrases are read from the file by a later process, only under the digest of the running code:
+    phrases stored by another version of it are read anew, and its pattern checked."""
     source, flags = r"(?:restricted|performance) stock units? (?:were )?(?:granted|awarded)", re.I
     expected = (" stock unit",)
     assert patterns.phrases_of(source, flags) == expected
     regex_cache._write()
-    digest = hashlib.sha256(Path(patterns.__file__).read_bytes()).hexdigest()
-    assert programs_in(cache_file) == {(source, int(flags), f"required_phrases {digest}"): expected}
+    reader = "required_phrases " + regex_cache.code_digest(patterns.phrases_of, patterns._phrases)
+    assert programs_in(cache_file) == {(source, int(flags), reader): expected}
 
     next_process(monkeypatch)
     with monkeypatch.context() as patched:  # no parse: the stored phrases are used
         patched.setattr(patterns, "_phrases", lambda parsed: pytest.fail("parsed again"))
         assert patterns.Screened(source, flags).phrases == expected
 
-    cache_file.write_bytes(file_of({(source, int(flags), "required_phrases an-older-digest"): ("granted",)}))
-    next_process(monkeypatch)
-    assert patterns.phrases_of(source, flags) == expected
+    older = [((source, int(flags), "required_phrases an-older-digest"), ("granted",))]
+    refused = [((source, int(flags), reader), bad) for bad in [("",), [" stock unit"], (b" stock unit",)]]
+    for key, value in older + refused:
+        cache_file.write_bytes(file_of({key: value}))
+        next_process(monkeypatch)
+        assert patterns.phrases_of(source, flags) == expected
     with pytest.raises(re.error):  # a pattern that is none is never stored: its error is raised again
         patterns.Screened(r"(unclosed", re.I)
+
+
+def test_a_code_digest_follows_the_code_not_its_place_or_the_hash_seed(tmp_path):
+    def compiled(source: str, line: int):
+        namespace: dict = {}
+        exec(compile("\n" * line + source, "reader.py", "exec"), namespace)
+        return namespace["read"]
+
+    body = "def read(word):\n    def inner():\n        return word in {'alpha', 'beta', 'gamma'}\n    return inner()\n"
+    digest = regex_cache.code_digest(compiled(body, 0))
+    assert regex_cache.code_digest(compiled(body, 40)) == digest  # moved down its file
+    assert regex_cache.code_digest(compiled(body.replace("gamma", "delta"), 0)) != digest  # a constant within
+    assert regex_cache.code_digest(compiled(body.replace("return inner()", "return not inner()"), 0)) != digest
+
+    script = tmp_path / "digest.py"  # the set above is a frozenset constant, whose order follows the hash seed
+    script.write_text(f"from extractor import regex_cache\nexec({body!r})\nprint(regex_cache.code_digest(read))\n")
+    seen = {
+        subprocess.run(
+            [sys.executable, str(script)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(seen) == 1
