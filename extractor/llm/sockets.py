@@ -29,13 +29,15 @@ import httpcore2
 import httpx2
 from httpcore2._utils import is_socket_readable
 
+from extractor.llm.tls import tls_context
+
 T = TypeVar("T")
 
 
 def async_transport(base_url: str | None, proxy: str | None = None) -> httpx2.AsyncHTTPTransport:
     """httpx's transport for `base_url` (through `proxy`, if any); for a plain-HTTP endpoint reached directly,
     its connections made here."""
-    transport = httpx2.AsyncHTTPTransport(proxy=proxy)
+    transport = httpx2.AsyncHTTPTransport(verify=tls_context(), proxy=proxy)
     if proxy is None and base_url and urlparse(base_url).scheme == "http":
         pool = getattr(transport, "_pool", None)
         if type(pool) is httpcore2.AsyncConnectionPool and hasattr(pool, "_network_backend"):

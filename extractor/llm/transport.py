@@ -33,6 +33,7 @@ from extractor.llm.errors import EndpointError
 from extractor.llm.limits import RateLimiter, estimate_tokens
 from extractor.llm.proxies import Proxy
 from extractor.llm.sockets import async_transport
+from extractor.llm.tls import tls_context
 from extractor.llm.usage import Price, charge
 
 TRANSIENT_ERRORS = (httpx2.TimeoutException, httpx2.NetworkError, httpx2.RemoteProtocolError)
@@ -240,7 +241,7 @@ def transports(
     ledger = _Ledger(policy, cassettes, price, limiter)
     through = proxy.url if proxy else None
     try:
-        inner = httpx2.HTTPTransport(proxy=through)
+        inner = httpx2.HTTPTransport(verify=tls_context(), proxy=through)
         inner_async = async_transport(base_url, through)
     except (ImportError, ValueError, httpx2.InvalidURL) as error:  # a SOCKS proxy without socksio; another scheme
         assert proxy is not None  # (only a proxy makes these fail)
