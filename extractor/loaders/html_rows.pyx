@@ -312,6 +312,15 @@ cdef tree.xmlNode* _cell_from(tree.xmlNode* node) except? NULL:
     return NULL
 
 
+cdef str _cell_line(tree.xmlNode* cell, Buffer* buf, object python_one_line):
+    """html._cell_text: a cell's visible text on one line (read into `buf`); a hidden cell has none."""
+    if _hidden(cell):
+        return u""
+    buf.size = 0
+    _cell_text(cell, buf)
+    return _one_line(buf, python_one_line)
+
+
 def rows(_Element table not None, object Row, object python_span, object python_one_line):
     """html._rows of a table with no table inside it, its cells' texts on one line (as _collapse_spaces leaves
     them), or None when the Python reading must read it."""
@@ -334,12 +343,7 @@ def rows(_Element table not None, object Row, object python_span, object python_
             while cell != NULL:
                 while held and (r, c) in held:
                     c += 1
-                if _hidden(cell):
-                    texts.append("")
-                else:
-                    buf.size = 0
-                    _cell_text(cell, &buf)
-                    texts.append(_one_line(&buf, python_one_line))
+                texts.append(_cell_line(cell, &buf, python_one_line))
                 colspan = _span(cell, "colspan", python_span) or 1
                 cols.append(c)
                 spans.append(colspan)
@@ -689,10 +693,7 @@ def paragraphs(_Element table not None, object python_one_line):
             texts = []
             cell = _cell_from(node.children)
             while cell != NULL:
-                buf.size = 0
-                if not _hidden(cell):
-                    _cell_text(cell, &buf)
-                text = _one_line(&buf, python_one_line)
+                text = _cell_line(cell, &buf, python_one_line)
                 if text:
                     texts.append(text)
                 cell = _cell_from(cell.next)
