@@ -281,6 +281,27 @@ def test_alignment_passes_table_exact_normalized_fuzzy_and_reports_absence():
     assert absent.span is None and "printed nowhere" in absent.why
 
 
+def test_a_table_quote_whose_label_only_overlaps_a_row_is_placed_in_that_row():
+    """'Risk-free rate (%)' names no row exactly: the row whose label it contains, among the rows printing the
+    number, is the one meant ("2.2" is printed under expected dividends first, then under risk-free rate)."""
+    from extractor.llm.grounding import Aligner, Printed
+    from extractor.tables import layout
+
+    doc = document("002_59f0e0194afd947c")
+    aligner = Aligner(doc, layout(doc)[0])
+    rows = dict(aligner.rows)
+
+    def printed_in(label: str) -> tuple[int, int]:
+        return next(span for span in rows[label] if doc.text[span[0] : span[1]] == "2.2")
+
+    risk_free = aligner.align("Risk-free rate (%) | 2.2", Printed.parse("2.2"))
+    assert risk_free.method == "table" and (risk_free.span.start, risk_free.span.end) == printed_in("risk-free rate")
+    dividends = aligner.align("Expected dividends yield | 2.2", Printed.parse("2.2"))
+    assert dividends.method == "table" and (dividends.span.start, dividends.span.end) == printed_in(
+        "expected dividends"
+    )
+
+
 def test_a_grounded_value_keeps_how_its_quote_was_placed():
     from extractor.llm.grounding import Aligner, Grounder
     from extractor.llm.response_model import QuotedAmount

@@ -14,9 +14,8 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from extractor.document import Document
 from extractor.llm.response_model import QuotedAmount
@@ -37,7 +36,8 @@ _FOLD = str.maketrans(
         "\u2212": "-",
     }
 )
-_DIGITS = regex(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+")
+# every match starts with a digit or ".": said first, a position without one is passed over by one test
+_DIGITS = regex(r"(?=[\d.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
 _WORDS = regex(r"[a-z]+|\d[\d,.]*")
 _PERCENT_AFTER = regex(r"\s?(?:%|percent\b)", re.IGNORECASE)
 _LEADING_NUMBER = regex(r"\s*\$?\s*\(?\s*[\d.,]*\d\s*\)?\s*%?")
@@ -45,8 +45,7 @@ FUZZY_MIN = 0.75  # share of the quote's words found around the number
 Finder = Callable[[str, list[tuple[int, int]]], tuple[int, int] | None]  # (quote, places) -> the place it points at
 
 
-@dataclass(frozen=True)
-class Printed:
+class Printed(NamedTuple):
     """What the model says is printed: magnitude, digits after the point, and the marks around it."""
 
     magnitude: Decimal
@@ -63,20 +62,18 @@ class Printed:
             parsed = parse_number(lead.group())
         if parsed:
             digits = text[parsed.digits_start : parsed.digits_end] if parsed.digits_end <= len(text) else ""
-            return cls(parsed.magnitude, parsed.decimals, parsed.negative, parsed.percent, digits=digits)
+            return cls(parsed.magnitude, parsed.decimals, parsed.negative, parsed.percent, None, digits)
         word = parse_word_number(text)
         return cls(word, 0, False, False, text.strip().lower()) if word is not None else None
 
 
-@dataclass(frozen=True)
-class Alignment:
+class Alignment(NamedTuple):
     span: SourceSpan | None  # its `alignment` is `method` when placed
     method: AlignmentMethod | Literal["unaligned"]
     why: str = ""
 
 
 _RUNS = regex(r"\s+|\S+")
-_SPACES = regex(r"\s+")
 
 
 def _normalize(text: str) -> tuple[str, list[int]]:
@@ -96,8 +93,9 @@ def _normalize(text: str) -> tuple[str, list[int]]:
 
 
 def _fold(text: str) -> str:
-    """`_normalize`'s text alone (no offsets): for quotes and labels, compared, never pointed into."""
-    return _SPACES.sub(" ", text.translate(_FOLD).lower())
+    """`_normalize`'s text alone (no offsets), stripped: for quotes and labels, compared, never pointed into.
+    (str.split's whitespace is the regex engine's \\s, character for character.)"""
+    return " ".join(text.translate(_FOLD).lower().split())
 
 
 class Aligner:
@@ -106,25 +104,32 @@ class Aligner:
     def __init__(self, document: Document, tables: list[Table]) -> None:
         self.text = document.text
         self.rows = [  # (normalized label, its numbers' spans): labels normalized once, not per quote
-            (_fold(row.label).strip(), [(n.start, n.end) for cell in row.cells for n in cell.numbers])
+            (_fold(row.label), [(n.start, n.end) for cell in row.cells for n in cell.numbers])
             for table in tables
             for row in table.rows
         ]
         # normalized label -> its rows, in order: a quote's label looked up, not scanned for
         self.labelled: dict[str, list[int]] = {}
-        for index, (label, _) in enumerate(self.rows):
+        # a number's span -> the rows printing it, in order: a quote's label is compared with those rows only
+        self.printed_in: dict[tuple[int, int], list[int]] = {}
+        for index, (label, spans) in enumerate(self.rows):
             self.labelled.setdefault(label, []).append(index)
+            for span in spans:
+                self.printed_in.setdefault(span, []).append(index)
         self.finders: tuple[tuple[AlignmentMethod, Finder], ...] = (  # in the order they are tried
             ("table", self._in_table),
             ("exact", self._exact),
             ("normalized", self._normalized),
             ("fuzzy", self._fuzzy),
         )
-        self.numbers: dict[Decimal, list[tuple[int, int, int]]] = {}
+        # a magnitude -> where it is printed: (start, end, digits after the point, the digits as printed)
+        self.numbers: dict[Decimal, list[tuple[int, int, int, str]]] = {}
         for match in _DIGITS.finditer(self.text):
             digits = match.group()
-            decimals = len(digits.split(".")[1]) if "." in digits else 0
-            self.numbers.setdefault(Decimal(digits.replace(",", "")), []).append((match.start(), match.end(), decimals))
+            point = digits.find(".")
+            decimals = len(digits) - point - 1 if point >= 0 else 0
+            place = (match.start(), match.end(), decimals, digits)
+            self.numbers.setdefault(Decimal(digits.replace(",", "")), []).append(place)
 
     @functools.cached_property
     def _folded(self) -> tuple[str, list[int]]:
@@ -158,14 +163,16 @@ class Aligner:
             # a document's own word: re.compile (re's in-process cache), not kept between runs by regex_cache
             pattern = re.compile(rf"\b{re.escape(printed.word)}\b", re.IGNORECASE)  # noqa: TID251
             return [(m.start(), m.end()) for m in pattern.finditer(self.text)]
-        same = self.numbers.get(printed.magnitude, [])
-        exact = [(start, end) for start, end, decimals in same if decimals == printed.decimals]
-        places = exact or [(start, end) for start, end, _ in same]
-        return sorted(places, key=lambda p: self.text[p[0] : p[1]] != printed.digits)
+        same = self.numbers.get(printed.magnitude, ())
+        exact = [place for place in same if place[2] == printed.decimals] or same
+        as_printed = [(start, end) for start, end, _, digits in exact if digits == printed.digits]
+        if len(as_printed) == len(exact):
+            return as_printed
+        return as_printed + [(start, end) for start, end, _, digits in exact if digits != printed.digits]
 
     def _in_table(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
         # the quote's label parts: the last part is the cell
-        labels = [label for part in quote.split("|")[:-1] if (label := _fold(part).strip())]
+        labels = [label for part in quote.split("|")[:-1] if (label := _fold(part))]
         if not labels:
             return None
         wanted = set(places)
@@ -174,18 +181,18 @@ class Aligner:
             found = next((span for span in self.rows[index][1] if span in wanted), None)
             if found is not None:
                 return found
-        for label, spans in self.rows:
+        # else the first row whose label and the quote's overlap, of the rows printing one of the places
+        for index in sorted({index for span in places for index in self.printed_in.get(span, ())}):
+            label, spans = self.rows[index]
             if any(_overlapping_label(part, label) for part in labels):
-                found = next((span for span in spans if span in wanted), None)
-                if found is not None:
-                    return found
+                return next(span for span in spans if span in wanted)
         return None
 
     def _exact(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
         return _first_inside(places, _occurrences(self.text, quote.strip()))
 
     def _normalized(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
-        needle = _fold(quote).strip()
+        needle = _fold(quote)
         normalized, offsets = self._folded
         spans = [(offsets[start], offsets[start + len(needle) - 1] + 1) for start in _starts(normalized, needle)]
         return _first_inside(places, spans)
