@@ -165,6 +165,22 @@ def test_aligned_text_table_alone_is_aligned():
     assert load_text(snippet.replace("\n", "\r\n")).format == "aligned-text"
 
 
+def test_aligned_text_detection_agrees_with_counting_every_aligned_row():
+    """The shortcut (no two spaces or tab in a row: no scan; stop at the third row) against counting every row."""
+    import re
+
+    from extractor.loaders import _aligned
+
+    rows = re.compile(r"\S[ \t]{2,}[\$(]?[ \t]*\d", re.MULTILINE)
+    row = "Granted  1,601\n"
+    texts = [path.read_text(encoding="utf-8") for path in sorted(FIXTURES.rglob("*.txt"))]
+    texts += [row * n for n in range(5)] + [row.replace("  ", sep) * 3 for sep in ("\t", " \t", "\t ", "\t\t", " ")]
+    texts += ["a  1  2  3", "a  1  2", "a\t$ 1\nb (\t2\nc  3"]
+    assert {_aligned(text) for text in texts} == {True, False}
+    for text in texts:
+        assert _aligned(text) == (len(rows.findall(text)) >= 3), text[:80]
+
+
 def _ten_k_note() -> str:
     """Note 11 of CarMax's FY2020 10-K, cut from the submission's main HTML document."""
     body = EDGAR_KMX.read_text(encoding="utf-8")

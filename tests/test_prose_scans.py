@@ -3,6 +3,7 @@ sentence of the real-filing suite's notes and on the awkward cases: the regexes 
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from pathlib import Path
@@ -14,11 +15,14 @@ from extractor.backends import rules
 from extractor.backends.rules import prose, prose_dates, prose_numbers
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, LINE_ITEMS, first_award
 from extractor.backends.rules.prose_reader import load_cues
+from extractor.llm import grounding
+from extractor.llm.markdown import flat
 from extractor.loaders import load, load_text
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS, scale_exponent, scale_word_after
 from extractor.patterns import ends_at, may_match, required_phrases, screen_text
 from extractor.periods import MONTH_NAMES, FiscalCalendar
 from extractor.schemas.concepts import to_facts
+from extractor.tables import tokens
 from extractor.validator import coverage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,6 +117,11 @@ _OLD_SCANS = [
         re.I,
     ),
     (
+        grounding._DIGITS,
+        r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+",
+        0,
+    ),
+    (
         coverage._WORD_TERM,
         r"\b(" + "|".join(w for w, n in WORD_NUMBERS.items() if n) + r")(?=[\s-]+" + coverage._TERM + ")",
         re.I,
@@ -129,6 +138,26 @@ def test_number_scans_find_what_the_plain_regexes_find(scan: re.Pattern[str], ol
     oracle = re.compile(old, flags)
     for text in [*SENTENCES, *ODD]:
         assert _spans(scan.finditer(text)) == _spans(oracle.finditer(text)), text
+
+
+def test_a_cell_or_paragraph_is_flattened_as_the_whitespace_regex_flattens_it() -> None:
+    """markdown.flat and grounding._fold split on str.isspace: the same characters as the regex engine's \\s."""
+    spaces = "".join(chr(c) for c in range(sys.maxunicode + 1) if re.fullmatch(r"\s", chr(c)))
+    assert len(spaces) > 20  # NBSP, the ideographic space, the line and paragraph separators, …
+    for text in [*SENTENCES, *ODD, f"{spaces}a{spaces}b {spaces}", "\u2028Granted\u3000 |\u00a0 1,601\x1c"]:
+        assert flat(text) == re.sub(r"\s+", " ", text).strip(), text
+        folded = text.translate(grounding._FOLD).lower()
+        assert grounding._fold(text) == re.sub(r"\s+", " ", folded).strip(), text
+
+
+def test_a_years_suffix_is_looked_for_at_the_end_only_and_found_as_the_whole_search_finds_it() -> None:
+    words = ["years", "Year", "yrs", "YRS.", "yearſ", "  ", " ", "\t", "\u00a0", "\n", "5.3", "x", "s", ".", "y", "rs"]
+    found = 0
+    for text in [*SENTENCES, *ODD, *("".join(parts) for parts in itertools.product(words, repeat=3))]:
+        expected, got = tokens._YEARS_SUFFIX.search(text), tokens._years_suffix(text)
+        assert _spans([got] if got else []) == _spans([expected] if expected else []), text
+        found += expected is not None
+    assert found > 1000  # the case-blind words, the long s, five kinds of whitespace and a line end after the word
 
 
 @pytest.mark.parametrize(

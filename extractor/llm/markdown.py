@@ -7,15 +7,13 @@ label stays next to its numbers, which is what the model quotes back ('Granted |
 from __future__ import annotations
 
 from extractor.document import Document
-from extractor.regex_cache import regex
 from extractor.tables import Table
-
-_SPACE = regex(r"\s+")
 
 
 def flat(text: str) -> str:
-    """Runs of whitespace as one space: how a table cell or a paragraph reads on one line."""
-    return _SPACE.sub(" ", text).strip()
+    """Runs of whitespace as one space: how a table cell or a paragraph reads on one line. (str.split's
+    whitespace is the regex engine's \\s, character for character; splitting and joining is C, a fifth of a sub.)"""
+    return " ".join(text.split())
 
 
 def table_markdown(document: Document, table: Table) -> str:

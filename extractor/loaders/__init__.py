@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import islice
 from pathlib import Path
 
 from extractor.document import Document, DocumentMetadata, LoadError
@@ -59,9 +60,17 @@ def load_text(text: str, path: str = "<text>", doc_id: str = "document") -> Docu
     prolog = _XML_PROLOG.match(text)
     if prolog:
         _refuse_xml(text[prolog.end() :], path)
-    fmt = "aligned-text" if len(_ALIGNED_ROW_RE.findall(text)) >= 3 else "rpage-text"
+    fmt = "aligned-text" if _aligned(text) else "rpage-text"
     meta = rpage_text_metadata(text) if fmt == "rpage-text" else DocumentMetadata()
     return focus(_checked(Document(id=doc_id, path=path, format=fmt, text=text, metadata=with_cover(meta, text))))
+
+
+def _aligned(text: str) -> bool:
+    """Three rows or more laid out in columns (text, two spaces or more, a number). Each has two spaces or a tab
+    in a row: a text with neither (an R page's, a cell per line) is not scanned, and a scan stops at the third."""
+    if "  " not in text and "\t" not in text:
+        return False
+    return next(islice(_ALIGNED_ROW_RE.finditer(text), 2, None), None) is not None
 
 
 def rpage_text_metadata(text: str) -> DocumentMetadata:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from extractor.document import Document
 from extractor.numbers import scale_exponent
@@ -232,7 +232,7 @@ def _next_number(tokens: list[Token], index: int) -> int | None:
 
 
 def _with_percent(number: PrintedNumber) -> PrintedNumber:
-    return replace(number, percent=True)
+    return number._replace(percent=True)
 
 
 def _assemble(items: list[Row | str]) -> list[Table]:

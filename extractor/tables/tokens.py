@@ -54,15 +54,23 @@ def _printed(text: str, offset: int) -> PrintedNumber | None:
     if parsed is None:
         return None
     return PrintedNumber(
-        magnitude=parsed.magnitude,
-        negative=parsed.negative,
-        percent=parsed.percent,
-        currency=parsed.currency,
-        decimals=parsed.decimals,
-        start=offset + parsed.digits_start,
-        end=offset + parsed.digits_end,
-        text=text[parsed.digits_start : parsed.digits_end],
+        parsed.magnitude,
+        parsed.negative,
+        parsed.percent,
+        parsed.currency,
+        parsed.decimals,
+        offset + parsed.digits_start,
+        offset + parsed.digits_end,
+        text[parsed.digits_start : parsed.digits_end],
     )
+
+
+def _years_suffix(text: str) -> re.Match[str] | None:
+    """`_YEARS_SUFFIX.search(text)`, started where its match can start: its word ("years", "yrs.", a line end
+    after it) is in the last six characters, and only whitespace is before it. A label or a sentence is not
+    searched at every one of its characters."""
+    near_end = max(0, len(text) - 6)
+    return _YEARS_SUFFIX.search(text, len(text[:near_end].rstrip()))
 
 
 def classify_chunk(text: str, start: int) -> Token:
@@ -78,7 +86,7 @@ def classify_chunk(text: str, start: int) -> Token:
         return Token(Kind.DASH, text, start, end)
     body = text
     years = False
-    suffix = _YEARS_SUFFIX.search(body)
+    suffix = _years_suffix(body)
     if suffix and suffix.start() > 0:
         body, years = body[: suffix.start()], True
     single = _printed(body, start)
@@ -90,7 +98,7 @@ def classify_chunk(text: str, start: int) -> Token:
         high = _printed(ranged.group("b"), start + ranged.start("b"))
         if low and high:
             if high.percent and not low.percent:
-                low = PrintedNumber(**{**low.__dict__, "percent": True})
+                low = low._replace(percent=True)
             return Token(Kind.NUM, text, start, end, numbers=(low, high), years=years)
     if _FOOTNOTE_RE.match(text):
         return Token(Kind.FOOTNOTE, text, start, end)

@@ -157,12 +157,14 @@ def check_coverage(facts: FactSet, document: Document) -> Coverage:
     """Findings for blocks with unexplained numbers, and for a note read under the threshold."""
     found = blocks(document)
     mark_used(found, facts)
-    hints = _Hints(facts, found)
+    hints: _Hints | None = None  # built for the first block with numbers to explain: a clean note never needs it
     findings: list[Finding] = []
     for block in found:
         missing = block.unexplained
         if not missing:
             continue
+        if hints is None:
+            hints = _Hints(facts, found)
         mostly_unread = block.kind == "table" and len(block.counted) >= MIN_TABLE_NUMBERS and block.ratio < TABLE_READ
         shown = ", ".join(n.text for n in missing[:12]) + (", …" if len(missing) > 12 else "")
         what = f"{block.label}: {len(missing)} of its {len(block.counted)} numbers"

@@ -376,7 +376,7 @@ class TableMapper:
             percent_row = field != "expected_term" and _rates_in_percent(row)
             for year, cell, period in self._year_cells(table, row):
                 if percent_row:
-                    cell = replace(cell, numbers=[replace(n, percent=True) for n in cell.numbers])
+                    cell = replace(cell, numbers=[n._replace(percent=True) for n in cell.numbers])
                 target = by_year.setdefault(
                     year,
                     ValuationAssumptions(
