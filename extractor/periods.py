@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import NamedTuple
 
 from extractor.patterns import folded, initials
 from extractor.regex_cache import regex
@@ -101,8 +102,7 @@ _YEAR_ENDED = regex(r"(?=[fy])\b(?:fiscal\s+)?years?\s+end(?:ed|ing)(?:\s+on)?[:
 _REPORTED = regex(r"(?=[eat])\b(?:ended|ending|as of|at|through)\s+(?=(?:" + MONTH_NAMES + r")\.?\s+\d{1,2}\b)", re.I)
 
 
-@dataclass(frozen=True)
-class FiscalFrame:
+class FiscalFrame(NamedTuple):
     """What a filing says of its own calendar: the month and day its fiscal years end, and the latest period
     end it reports. Never the latest date printed anywhere (a 2053 bond maturity is not a period end)."""
 

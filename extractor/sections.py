@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from extractor.document import Document, LoadError, NoteSpan
 from extractor.patterns import deferred
@@ -72,8 +73,7 @@ class Section:
     why: str
 
 
-@dataclass(frozen=True)
-class _Heading:
+class _Heading(NamedTuple):
     start: int  # the line's start
     style: str  # note, dot, paren, letter (numbered notes), item, end (signatures, exhibit index)
     number: int

@@ -21,6 +21,7 @@ from datetime import date
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from extractor import schemas
 from extractor.document import Document
@@ -42,8 +43,7 @@ MIN_TABLE_NUMBERS = 4  # a smaller table left unread is a warning (a two-number 
 MIN_NOTE_NUMBERS = 8  # a note printing fewer numbers is judged by its tables and sentences alone
 
 
-@dataclass(frozen=True)
-class _Lexicon:
+class _Lexicon(NamedTuple):
     out_of_scope: tuple[tuple[str, re.Pattern[str]], ...]
     cues: re.Pattern[str]
     references: re.Pattern[str]

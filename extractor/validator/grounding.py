@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
+from typing import NamedTuple
 
 from extractor.document import Document
 from extractor.findings import Finding
@@ -49,8 +50,7 @@ EXPONENTS: dict[str, tuple[int, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class StatedScale:
+class StatedScale(NamedTuple):
     """What the document says about the scale at one number: the exponents it allows, and where it says so."""
 
     exponents: tuple[int, ...]

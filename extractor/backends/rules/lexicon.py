@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
-from typing import Literal, TypeAlias, TypeVar, get_args
+from typing import Literal, NamedTuple, TypeAlias, TypeVar, get_args
 
 from extractor import schemas
 from extractor.patterns import any_of, may_match, required_phrases, screen_text, union
@@ -52,8 +51,7 @@ def _compiled(entries: list[dict], key: str) -> list[tuple[str, re.Pattern[str]]
     return [(entry[key], regex(entry["pattern"], re.I)) for entry in entries]
 
 
-@dataclass(frozen=True)
-class LineItemRule:
+class LineItemRule(NamedTuple):
     """A row label that names a number no typed field holds: its concept, unit and period kind."""
 
     concept: str

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import calendar as _calendar
 import re
-from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
+from typing import NamedTuple
 
 from extractor.patterns import folded, initials
 from extractor.periods import MONTH_NAMES, MONTHS, FiscalCalendar, calendar_day, months_before
@@ -99,8 +99,7 @@ _A_YEAR = regex(r"(?:19|20)\d\d")
 assert all("(?P<years>" in pattern.pattern for _, pattern in _PATTERNS[:-1]) and _PATTERNS[-1][0] == "year_end"
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """One period a phrase names: `start` None for an instant or a period whose start the phrase does not give."""
 
     end: date
@@ -108,8 +107,7 @@ class Span:
     instant: bool = False
 
 
-@dataclass(frozen=True)
-class DatePhrase:
+class DatePhrase(NamedTuple):
     start: int
     end: int
     kind: str

@@ -16,7 +16,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, TypeAlias
+from typing import Literal, NamedTuple, TypeAlias
 
 from extractor.backends.rules.lexicon import (
     AWARD_PATTERNS,
@@ -64,8 +64,7 @@ _PARALLEL_GAP = regex(r"^[^;,$]{0,60}\band\b[^;,$]{0,40}$", re.I)
 Window: TypeAlias = tuple[str, str]
 
 
-@dataclass(frozen=True)
-class Cue:
+class Cue(NamedTuple):
     name: str
     target: str
     unit: Unit
