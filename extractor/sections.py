@@ -248,13 +248,19 @@ def _classify(line: str, next_line: str) -> tuple[str, int, str] | None:
     return None
 
 
+_PAGE_NUMBER = regex(r"\t\s*\d+\s*$")
+
+
 def _not_a_title(title: str, style: str) -> bool:
     """A sentence, a footnote or a table-of-contents entry rather than a note's title."""
-    if re.search(r"\t\s*\d+\s*$", title):  # "Stockholders' Equity\t112": a page number after a tab
+    if _PAGE_NUMBER.search(title):  # "Stockholders' Equity\t112": a page number after a tab
         return True
     if title.endswith(".") and (style != "note" or len(title.split()) > 6):
         return True  # '(2) Based on the U.S. Treasury yield curve ...', '1. Consolidated Financial Statements ...'
     return len(title.split()) > 14
+
+
+_LINE_BREAK = regex("\n")
 
 
 def split(document: Document, section: Section, max_chars: int, overlap_chars: int) -> list[Section]:
@@ -273,7 +279,7 @@ def split(document: Document, section: Section, max_chars: int, overlap_chars: i
         i = bisect_right(starts, pos) - 1
         return tables[i] if i >= 0 and tables[i][0] < pos < tables[i][1] else None
 
-    lines = [m.end() for m in re.finditer("\n", text[lo:hi])]
+    lines = [m.end() for m in _LINE_BREAK.finditer(text[lo:hi])]
     bounds = sorted({lo + b for b in lines if not table_at(lo + b)} | {s for s in starts if lo < s < hi})
     paras = [b for b in bounds if text[text.rfind("\n", 0, b - 1) + 1 : b].strip() == ""]
     overlap = min(overlap_chars, max_chars // 2)  # so every chunk reaches past the previous cut

@@ -27,8 +27,11 @@ _YEAR_RE = regex(r"^(?:fiscal\s+)?((?:19|20)\d\d)$", re.I)
 _PERIOD_PHRASE = regex(r"^(fiscal )?years? ended|^as of\b|^year ended", re.I)
 
 
+_FOOTNOTE_MARK = regex(r"\s*\(\d\)\s*$")
+
+
 def column_kind(header: str) -> str | None:
-    text = re.sub(r"\s*\(\d\)\s*$", "", header.strip())  # footnote markers: "Minimum (1)"
+    text = _FOOTNOTE_MARK.sub("", header.strip())  # footnote markers: "Minimum (1)"
     for kind, pattern in COLUMN_KINDS:
         if pattern.search(text):
             return kind

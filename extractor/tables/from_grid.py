@@ -51,10 +51,11 @@ def _is_header_row(cells: list[Cell], texts: list[str]) -> bool:
     return any(texts)
 
 
+_YEAR_HEADER = regex(r"(?:fiscal\s+|fy\s*)?(?:19|20)\d\d(?:\s*\([^)]{1,30}\))?", re.I)
+
+
 def _is_yearish(text: str) -> bool:
-    return bool(
-        re.fullmatch(r"(?:fiscal\s+|fy\s*)?(?:19|20)\d\d(?:\s*\([^)]{1,30}\))?", text.strip(), re.I)
-    )  # '2011 (53 weeks)'
+    return bool(_YEAR_HEADER.fullmatch(text.strip()))  # '2011 (53 weeks)'
 
 
 def _caption(text: str, start: int) -> str | None:
@@ -143,6 +144,9 @@ def _scale_over_all(text: str, cell: GridCell, width: int) -> bool:
     return cell.colspan >= width > 1 and bool(_SCALE_ONLY.fullmatch(text[cell.start : cell.end].strip()))
 
 
+_SCALE_IN_CAPTION = regex(r"\(?\bin (?:thousands|millions|billions)\b[^)]*\)?", re.I)
+
+
 def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption: str | None, first: int = 1) -> Table:
     columns: list[Column] = []
     header_lines: list[str] = []
@@ -177,7 +181,7 @@ def _new_table(text: str, grid: TableGrid, header: list[list[GridCell]], caption
             )
         )
     scale_note = next((line for line in header_lines if _SCALE_NOTE.search(line)), None)
-    note_in_caption = re.search(r"\(?\bin (?:thousands|millions|billions)\b[^)]*\)?", caption or "", re.I)
+    note_in_caption = _SCALE_IN_CAPTION.search(caption or "")
     if (
         scale_note is None and note_in_caption
     ):  # only the note itself: '500 million shares ... (in thousands)' is thousands

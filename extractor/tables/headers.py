@@ -83,6 +83,9 @@ def header_period(parts: list[str]) -> HeaderPeriod:
     return period
 
 
+_ENDED = regex(r"ended|ending", re.I)
+
+
 @lru_cache(maxsize=4096)  # a header level spans several columns: each is read once
 def _part_period(part: str) -> tuple[date | None, tuple[int, int] | None, int | None, int | None, bool]:
     """What one header level says: its last full date, else a month-day and a year; the months of a period
@@ -98,7 +101,7 @@ def _part_period(part: str) -> tuple[date | None, tuple[int, int] | None, int | 
             year = int(years[0])
     named = _MONTHS_PHRASE.search(part)
     months = (_MONTH_WORDS.get(named[1].lower(), 3) if named[1] else 3) if named else None
-    yearly = bool(_YEAR_PHRASE.search(part) and re.search(r"ended|ending", part, re.I))
+    yearly = bool(_YEAR_PHRASE.search(part) and _ENDED.search(part))
     return (dates[-1] if dates else None), month_day, year, months, yearly
 
 
@@ -117,10 +120,13 @@ def _part_kind(part: str) -> str | None:
     return next((kind for kind, pattern in MEASURES if pattern.search(text)), None)
 
 
+_SCALE_WORD = regex(r"thousand|million|billion", re.I)
+
+
 def column_scale(parts: list[str]) -> int | None:
     """A scale stated in the column's own header ('Shares (in millions)')."""
     for part in parts:
         exponent = scale_exponent(part)
-        if exponent is not None and re.search(r"thousand|million|billion", part, re.I):
+        if exponent is not None and _SCALE_WORD.search(part):
             return exponent
     return None

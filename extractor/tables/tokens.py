@@ -160,12 +160,15 @@ def _split_currency(chunk: str, col: int) -> list[tuple[str, int]]:
     return [(chunk, col)]
 
 
+_MARKER = regex(r"\(\d{1,2}\)")  # "(1)": a footnote marker or a small number in parentheses
+
+
 def _mark_footnotes(tokens: list[Token]) -> list[Token]:
     """'(1)' followed by text is a footnote marker; followed by '$' or a number it is a value."""
     for index, token in enumerate(tokens):
         if token.kind is not Kind.NUM or len(token.numbers) != 1:
             continue
-        if not re.fullmatch(r"\(\d{1,2}\)", token.text):
+        if not _MARKER.fullmatch(token.text):
             continue
         nxt = next((t for t in tokens[index + 1 :] if t.kind not in (Kind.BLANK, Kind.ROWEND)), None)
         if nxt is None or nxt.kind in (Kind.TEXT, Kind.PROSE):

@@ -17,11 +17,14 @@ def row_year(label: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+_YEAR_WORD = regex(r"\byear\b", re.I)
+
+
 def years_as_columns(table: Table) -> Table:
     """The table turned when every row is a year and its columns are measures; otherwise the table as is.
     Cells (and so every number's span) are the same objects; only their arrangement changes."""
     years = [row_year(row.label) for row in table.rows]
-    single = re.search(r"\byear\b", table.title or "", re.I)  # 'Grant Year | Expected Life | ...' over one row
+    single = _YEAR_WORD.search(table.title or "")  # 'Grant Year | Expected Life | ...' over one row
     if (
         len(table.rows) < (1 if single else 2)
         or None in years

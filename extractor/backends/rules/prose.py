@@ -81,6 +81,9 @@ def _term_period(ctx: Context) -> Period:
     return Period.at(ctx.carried or ctx.fiscal_end)
 
 
+_SCALE_AFTER = regex(r"\s(thousand|million|billion)\b")
+
+
 def _number(match: re.Match[str], group: str, sentence: Sentence, unit: Unit, period: Period) -> Amount | None:
     """The Amount for a regex group; a scale word right after it ("4.4 million") scales it."""
     raw = match.group(group)
@@ -91,7 +94,7 @@ def _number(match: re.Match[str], group: str, sentence: Sentence, unit: Unit, pe
     if value is None:
         return None
     tail = sentence.text[match.end(group) : match.end(group) + 10].lower()
-    scale_match = re.match(r"\s(thousand|million|billion)\b", tail)
+    scale_match = _SCALE_AFTER.match(tail)
     exponent = SCALE_WORDS[scale_match.group(1)] if scale_match and unit in ("shares", "USD") else 0
     if unit == "pure":
         value, exponent = value / 100, 0
@@ -167,16 +170,22 @@ def _available(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     _set_once(_plan(ctx, award), "shares_available", _number(m, "shares", s, "shares", _as_of(s, ctx)))
 
 
+_MOST_OR_ALL = regex(r"\bmost awards\b|\ball\b", re.I)
+
+
 def _vesting(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     award = _award(s, m.group("subject") or "")
-    if m.group("subject") and re.search(r"\bmost awards\b|\ball\b", m.group("subject"), re.I):
+    if m.group("subject") and _MOST_OR_ALL.search(m.group("subject")):
         award = None
     _set_once(_plan(ctx, award), "vesting_period", _number(m, "years", s, "years", _term_period(ctx)))
 
 
+_ALL = regex(r"\ball\b", re.I)
+
+
 def _expiry(m: re.Match[str], s: Sentence, ctx: Context) -> None:
     subject = m.group("subject") or ""
-    award = None if re.search(r"\ball\b", subject, re.I) else _award(s, subject)
+    award = None if _ALL.search(subject) else _award(s, subject)
     _set_once(_plan(ctx, award), "expiration_period", _number(m, "years", s, "years", _term_period(ctx)))
 
 

@@ -304,6 +304,12 @@ def _spans_for(
     return [phrase.periods[0]] * n
 
 
+_SEMICOLON = regex(";")
+
+
+_FOR_THE = regex(r"\b(?:for|in|during|as of|at) the\b")
+
+
 def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] | None = None) -> None:
     cues = cues or load_cues()
     text = sentence.text
@@ -321,7 +327,7 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         return text[start:end], screened[start:end]
 
     respectively = "respectively" in screened and bool(_RESPECTIVELY.search(text))
-    clause_starts = [0] + [m.end() for m in re.finditer(r";", text)]
+    clause_starts = [0] + [m.end() for m in _SEMICOLON.finditer(text)]
     groups = _groups(numbers, text)
     previous: tuple[Cue, list[Number]] | None = None
     for index, group in enumerate(groups):
@@ -344,7 +350,7 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
                 " " if any(p.start <= gap_start + i < p.end for p in phrases) else ch
                 for i, ch in enumerate(text[gap_start : group[0].start])
             )
-            gap = re.sub(r"\b(?:for|in|during|as of|at) the\b", " ", gap)
+            gap = _FOR_THE.sub(" ", gap)
             if _PARALLEL_GAP.match(gap) or _LIST_GAP.match(
                 gap
             ):  # "5,000 million shares of Class A … and 4,141 million shares of Class B"
