@@ -150,9 +150,9 @@ class _Ledger:
 
 
 class LLMTransport(httpx2.BaseTransport):
-    def __init__(self, ledger: _Ledger, inner: httpx2.BaseTransport | None = None) -> None:
+    def __init__(self, ledger: _Ledger, inner: httpx2.BaseTransport) -> None:
         self.ledger = ledger
-        self.inner = inner or httpx2.HTTPTransport()
+        self.inner = inner  # made by transports(): the process's one TLS context, the proxy
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         request.read()
@@ -185,11 +185,9 @@ class AsyncLLMTransport(httpx2.AsyncBaseTransport):
     starts before openai and instructor make the answer into the response model (on a kept connection it is
     sent; a new connection is opened), so the endpoint waits less on this process's CPU."""
 
-    def __init__(
-        self, ledger: _Ledger, inner: httpx2.AsyncBaseTransport | None = None, requests: int | None = None
-    ) -> None:
+    def __init__(self, ledger: _Ledger, inner: httpx2.AsyncBaseTransport, requests: int | None = None) -> None:
         self.ledger = ledger
-        self.inner = inner or httpx2.AsyncHTTPTransport()
+        self.inner = inner  # made by transports(): asyncio's sockets or the proxy, the process's one TLS context
         self.places: AbstractAsyncContextManager[Any] = (
             asyncio.Semaphore(requests) if requests is not None else nullcontext()
         )
