@@ -19,7 +19,7 @@ from typing import Literal, NamedTuple
 
 from extractor.document import Document
 from extractor.llm.response_model import QuotedAmount
-from extractor.numbers import apply_scale, months_after, parse_number, parse_word_number
+from extractor.numbers import DIGITS, apply_scale, months_after, parse_number, parse_word_number
 from extractor.regex_cache import regex
 from extractor.schemas.values import AlignmentMethod, Amount, SourceSpan, printed_unit
 from extractor.tables import Table
@@ -37,7 +37,7 @@ _FOLD = str.maketrans(
     }
 )
 # every match starts with a digit or ".": said first, a position without one is passed over by one test
-_DIGITS = regex(r"(?=[\d.])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)")
+_DIGITS = regex(rf"(?=[\d.])(?:{DIGITS})")
 _WORDS = regex(r"[a-z]+|\d[\d,.]*")
 _PERCENT_AFTER = regex(r"\s?(?:%|percent\b)", re.IGNORECASE)
 _LEADING_NUMBER = regex(r"\s*\$?\s*\(?\s*[\d.,]*\d\s*\)?\s*%?")
@@ -110,12 +110,8 @@ class Aligner:
         ]
         # normalized label -> its rows, in order: a quote's label looked up, not scanned for
         self.labelled: dict[str, list[int]] = {}
-        # a number's span -> the rows printing it, in order: a quote's label is compared with those rows only
-        self.printed_in: dict[tuple[int, int], list[int]] = {}
-        for index, (label, spans) in enumerate(self.rows):
+        for index, (label, _) in enumerate(self.rows):
             self.labelled.setdefault(label, []).append(index)
-            for span in spans:
-                self.printed_in.setdefault(span, []).append(index)
         self.finders: tuple[tuple[AlignmentMethod, Finder], ...] = (  # in the order they are tried
             ("table", self._in_table),
             ("exact", self._exact),
@@ -130,6 +126,16 @@ class Aligner:
             decimals = len(digits) - point - 1 if point >= 0 else 0
             place = (match.start(), match.end(), decimals, digits)
             self.numbers.setdefault(Decimal(digits.replace(",", "")), []).append(place)
+
+    @functools.cached_property
+    def _printed_in(self) -> dict[tuple[int, int], list[int]]:
+        """A number's span -> the rows printing it, in order: built for the first quote whose label names no row
+        (most name one), whose label is then compared with those rows only."""
+        rows: dict[tuple[int, int], list[int]] = {}
+        for index, (_, spans) in enumerate(self.rows):
+            for span in spans:
+                rows.setdefault(span, []).append(index)
+        return rows
 
     @functools.cached_property
     def _folded(self) -> tuple[str, list[int]]:
@@ -166,8 +172,6 @@ class Aligner:
         same = self.numbers.get(printed.magnitude, ())
         exact = [place for place in same if place[2] == printed.decimals] or same
         as_printed = [(start, end) for start, end, _, digits in exact if digits == printed.digits]
-        if len(as_printed) == len(exact):
-            return as_printed
         return as_printed + [(start, end) for start, end, _, digits in exact if digits != printed.digits]
 
     def _in_table(self, quote: str, places: list[tuple[int, int]]) -> tuple[int, int] | None:
@@ -182,7 +186,7 @@ class Aligner:
             if found is not None:
                 return found
         # else the first row whose label and the quote's overlap, of the rows printing one of the places
-        for index in sorted({index for span in places for index in self.printed_in.get(span, ())}):
+        for index in sorted({index for span in places for index in self._printed_in.get(span, ())}):
             label, spans = self.rows[index]
             if any(_overlapping_label(part, label) for part in labels):
                 return next(span for span in spans if span in wanted)

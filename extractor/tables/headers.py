@@ -120,13 +120,10 @@ def _part_kind(part: str) -> str | None:
     return next((kind for kind, pattern in MEASURES if pattern.search(text)), None)
 
 
-_SCALE_WORD = regex(r"thousand|million|billion", re.I)
-
-
 def column_scale(parts: list[str]) -> int | None:
     """A scale stated in the column's own header ('Shares (in millions)')."""
     for part in parts:
-        exponent = scale_exponent(part)
-        if exponent is not None and _SCALE_WORD.search(part):
+        exponent = scale_exponent(part)  # found only where a scale word is printed
+        if exponent is not None:
             return exponent
     return None

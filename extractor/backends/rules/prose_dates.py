@@ -144,12 +144,9 @@ def named_day(phrases: list[DatePhrase]) -> Span | None:
     return None
 
 
-_YEAR_DIGITS = regex(r"(?:19|20)\d\d")
-
-
 def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
     groups = m.groupdict()
-    years = [int(y) for y in _YEAR_DIGITS.findall(groups.get("years") or "")]
+    years = [int(y) for y in _A_YEAR.findall(groups.get("years") or "")]
     if kind == "year_end":
         return [Span(end=date.min, instant=True)]  # resolved by the caller to the latest fiscal period end
     if kind in ("months_ended", "weeks_ended", "years_ended", "day_list"):

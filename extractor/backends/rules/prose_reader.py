@@ -305,8 +305,6 @@ def _spans_for(
 
 
 _SEMICOLON = regex(";")
-
-
 _FOR_THE = regex(r"\b(?:for|in|during|as of|at) the\b")
 
 
