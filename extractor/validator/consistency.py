@@ -21,7 +21,6 @@ from extractor.validator.factset import (
     FactSet,
     Located,
     award_label,
-    dims_key,
     display_exponent,
     finding,
     grade,
@@ -42,18 +41,15 @@ def conflict_groups(facts: FactSet) -> list[list[Located]]:
     matching rule) and as long (a quarter is not its year to date), with values that disagree; found by
     key and by value, not by comparing all pairs."""
     groups: list[Printings] = []
-    opened: dict[tuple, int] = {}  # (concept, dims, short months, day of the first fact's period end) -> its group
-    for pair in facts:
-        fact = pair[1]
-        identity = (fact.concept, dims_key(fact.dims), fact.period.short_months)
-        day = fact.period.end_date.toordinal()
-        near = [opened.get((*identity, d)) for d in (day - 1, day, day + 1)]
-        first = min((g for g in near if g is not None), default=None)
+    opened: dict[tuple, dict[int, int]] = {}  # (concept, dims, short months) -> day of a group's first fact -> group
+    for pair, (identity, day) in zip(facts, facts.identities, strict=True):
+        days = opened.setdefault((identity, pair[1].period.short_months), {})
+        first = min((g for g in (days.get(day - 1), days.get(day), days.get(day + 1)) if g is not None), default=None)
         if first is None:
-            opened[(*identity, day)] = len(groups)
+            days[day] = len(groups)
             groups.append(Printings())
             groups[-1].add(pair)
-        elif groups[first].first_agreeing(fact) is None:
+        elif groups[first].first_agreeing(pair[1]) is None:
             groups[first].add(pair)
     return [group.pairs for group in groups if len(group.pairs) >= 2]
 

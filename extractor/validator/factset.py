@@ -23,15 +23,18 @@ class FactSet:
         self.located: list[Located] = merge_printings(self.printings)
         self._by_concept: dict[str, list[Located]] = {}
         self._by_dims: dict[tuple, list[Located]] = {}
-        self._first_on: dict[tuple, tuple[int, Located]] = {}  # (concept, dims, day, instant?) -> first fact
+        # (concept, dims) -> (day, instant?) -> the first fact there and its rank: a lookup hashes the dims once
+        self._first_on: dict[tuple, dict[tuple[int, bool], tuple[int, Located]]] = {}
         self._splits: dict[tuple[str, str], dict[tuple, list[Located]]] = {}
+        self.identities: list[tuple[tuple, int]] = []  # each located fact's (concept, dims) and period end's day
         for rank, pair in enumerate(self.located):
             fact = pair[1]
             identity = (fact.concept, dims_key(fact.dims))
+            day = fact.period.end_date.toordinal()
+            self.identities.append((identity, day))
             self._by_concept.setdefault(fact.concept, []).append(pair)
             self._by_dims.setdefault(identity, []).append(pair)
-            day = (*identity, fact.period.end_date.toordinal(), fact.period.instant is not None)
-            self._first_on.setdefault(day, (rank, pair))
+            self._first_on.setdefault(identity, {}).setdefault((day, fact.period.instant is not None), (rank, pair))
 
     def __iter__(self) -> Iterator[Located]:
         return iter(self.located)
@@ -44,9 +47,12 @@ class FactSet:
 
     def at(self, concept: str, dims: dict[str, str], end: date, instant: bool | None = None) -> Located | None:
         """The fact of a concept and dims whose period ends on `end` (±1 day), first in the document."""
-        identity, day = (concept, dims_key(dims)), end.toordinal()
+        days = self._first_on.get((concept, dims_key(dims)))
+        if days is None:
+            return None
+        day = end.toordinal()
         kinds = (True, False) if instant is None else (instant,)
-        hits = [self._first_on.get((*identity, d, kind)) for d in (day - 1, day, day + 1) for kind in kinds]
+        hits = [days.get((d, kind)) for d in (day - 1, day, day + 1) for kind in kinds]
         return min((hit for hit in hits if hit is not None), default=(None, None))[1]  # the lowest rank
 
     def parts(
