@@ -41,6 +41,7 @@ _DIGITS = regex(rf"(?=[\d.])(?:{DIGITS})")
 _WORDS = regex(r"[a-z]+|\d[\d,.]*")
 _PERCENT_AFTER = regex(r"\s?(?:%|percent\b)", re.IGNORECASE)
 _LEADING_NUMBER = regex(r"\s*\$?\s*\(?\s*[\d.,]*\d\s*\)?\s*%?")
+_MONTHS = regex(r"\bmonths?\b", re.IGNORECASE)
 FUZZY_MIN = 0.75  # share of the quote's words found around the number
 Finder = Callable[[str, list[tuple[int, int]]], tuple[int, int] | None]  # (quote, places) -> the place it points at
 
@@ -261,7 +262,7 @@ class Grounder:
         end = alignment.span.end if alignment.span else None
         percent = printed.percent or (end is not None and bool(_PERCENT_AFTER.match(self.text, end)))
         months = quoted.unit == "years" and bool(
-            months_after(self.text, end) if end is not None else re.search(r"\bmonths?\b", quoted.quote, re.I)
+            months_after(self.text, end) if end is not None else _MONTHS.search(quoted.quote)
         )
         unit, exponent = printed_unit(quoted.unit, quoted.scale, percent)
         value = apply_scale(printed.magnitude, exponent)

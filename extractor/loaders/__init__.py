@@ -73,13 +73,16 @@ def _aligned(text: str) -> bool:
     return next(islice(_ALIGNED_ROW_RE.finditer(text), 2, None), None) is not None
 
 
+_RPAGE_NAME = regex(r"\b(R\d+\.html?)\b", re.IGNORECASE)
+
+
 def rpage_text_metadata(text: str) -> DocumentMetadata:
     """The stripped R page starts: 'XML 44 R19.htm IDEA: XBRL DOCUMENT', title, period, date."""
     lines = [line.strip() for line in text.split("\n")[:8]]
     meta = DocumentMetadata()
     offset = 0
     if lines and "XBRL DOCUMENT" in lines[0].upper():
-        match = re.search(r"\b(R\d+\.html?)\b", lines[0], re.IGNORECASE)
+        match = _RPAGE_NAME.search(lines[0])
         meta.source_name = match.group(1) if match else None
         offset = 1
     if len(lines) > offset and lines[offset]:
@@ -139,9 +142,10 @@ def _refuse_xml(rest: str, path: str) -> None:
 # a comment left open is not retried against every later '-->')
 _XML_PROLOG = regex(r"[\ufeff\s]*<\?xml\b[^>]*\?>(?:\s*<!--.*?-->|\s*<\?.*?\?>|\s*<!DOCTYPE[^>]*>)*+", re.S)
 _XML_ELEMENT = regex(r"\s*<([A-Za-z_][\w.:-]*)")
+_DIGIT = regex(r"\d")
 
 
 def _checked(doc: Document) -> Document:
-    if not re.search(r"\d", doc.text):
+    if not _DIGIT.search(doc.text):
         raise LoadError(doc.path, "no numbers found: nothing to extract")
     return doc

@@ -273,11 +273,14 @@ _VALUE = deferred(
 )
 
 
+_YEAR = regex(r"(?:19|20)\d\d")
+
+
 def _respectively(s: Sentence, ctx: Context) -> None:
     years_match = _YEAR_LIST.search(s.text)
     if not years_match:
         return
-    years = [int(y) for y in re.findall(r"(?:19|20)\d\d", years_match.group("years"))]
+    years = [int(y) for y in _YEAR.findall(years_match.group("years"))]
     anchor = find_dates(years_match.group(0))
     if anchor:
         ctx_calendar = FiscalCalendar.from_end(anchor[0][0])
@@ -297,7 +300,7 @@ def _respectively(s: Sentence, ctx: Context) -> None:
             v
             for v in _VALUE.finditer(s.text)
             if not (years_match.start() <= v.start() < years_match.end())
-            and not re.fullmatch(r"(?:19|20)\d\d", v.group("num"))
+            and not _YEAR.fullmatch(v.group("num"))
             and (v.group("dollar") if unit != "shares" else True)
         ]
         if field == "unrecognized_by_year":
@@ -457,14 +460,19 @@ RULES: list[tuple[Finder, Callable[[re.Match[str], Sentence, Context], None], st
 ]
 
 
+_LEAD_IN = regex(r"\s*([A-Z][\w-]*(?:[\s-]+[A-Z][\w-]*)*)\.\s")  # "Restricted Stock Units.  …"
+# a sentence: up to its end mark, past the points of "3.5", "U.S." and the like
+_SENTENCE = regex(r"[^.!?]*(?:\.(?=\d)[^.!?]*|\b(?:U\.S|No|Inc|approx)\.[^.!?]*)*[.!?]?")
+
+
 def sentences(text: str, spans: list[tuple[int, int]]) -> list[Sentence]:
     """Sentences of the prose paragraphs at `spans`, each with its paragraph's lead-in award."""
     out: list[Sentence] = []
     for start, end in spans:
         paragraph = text[start:end]
-        lead = re.match(r"\s*([A-Z][\w-]*(?:[\s-]+[A-Z][\w-]*)*)\.\s", paragraph)
+        lead = _LEAD_IN.match(paragraph)
         paragraph_award = find_award(lead.group(1)) if lead else None
-        for match in re.finditer(r"[^.!?]*(?:\.(?=\d)[^.!?]*|\b(?:U\.S|No|Inc|approx)\.[^.!?]*)*[.!?]?", paragraph):
+        for match in _SENTENCE.finditer(paragraph):
             if match.group(0).strip():
                 out.append(Sentence(match.group(0), start + match.start(), paragraph_award))
     return out
@@ -505,6 +513,7 @@ def extract_prose(
 
 
 _HEADING = regex(r"^[^.;:\t]{2,120}$")
+_DIGIT = regex(r"\d")
 
 
 def prose_sentences(text: str, spans: list[tuple[int, int]], split: list[list[Sentence]]) -> list[ProseSentence]:
@@ -519,7 +528,7 @@ def prose_sentences(text: str, spans: list[tuple[int, int]], split: list[list[Se
         stripped = paragraph.strip()
         if "\t" in paragraph or not stripped:
             continue
-        if _HEADING.match(stripped) and not re.search(r"\d", stripped):
+        if _HEADING.match(stripped) and not _DIGIT.search(stripped):
             heading_award = find_award(stripped)
             continue
         for sentence in split[index]:

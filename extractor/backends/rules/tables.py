@@ -113,8 +113,7 @@ def _plan_columns(table: Table) -> bool:
     """Two or more columns that name neither a measure, a period nor an award: plans or programs side by side
     ('Executive Long-Term Incentive Program | Employee Long-Term Incentive Program | Other')."""
     return len(table.columns) >= 2 and all(
-        c.kind is None and not (c.year or c.end or c.award) and re.search(r"[A-Za-z]{3}", c.header)
-        for c in table.columns
+        c.kind is None and not (c.year or c.end or c.award) and _WORD_OF_THREE.search(c.header) for c in table.columns
     )
 
 
@@ -122,16 +121,20 @@ def _count_rollforward_rows(table: Table) -> bool:
     """Balance and movement rows of unit counts: a group row or the caption says they are numbers of units."""
     kinds = [row_kind(row.label) for row in table.rows if row.values]
     said = " ".join([table.caption or "", *table.header_lines, *(row.group or "" for row in table.rows)])
-    return (
-        "balance" in kinds
-        and any(k not in (None, "balance") for k in kinds)
-        and bool(re.search(r"\bnumber of (?:units|shares|awards)\b", said, re.I))
-    )
+    return "balance" in kinds and any(k not in (None, "balance") for k in kinds) and bool(_NUMBER_OF_UNITS.search(said))
 
 
 EXPENSE_CONCEPT = "AllocatedShareBasedCompensationExpense"
 _BEGINNING = regex(r"\bbeginning\b|\bopening\b", re.I)
 _PRICE_RANGE = regex(r"^\$?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|—|to)\s*\$?\s*(\d[\d,]*(?:\.\d+)?)\s*$", re.I)
+_WORD_OF_THREE = regex(r"[A-Za-z]{3}")  # a column header in words, not a mark
+_NUMBER_OF_UNITS = regex(r"\bnumber of (?:units|shares|awards)\b", re.I)
+_GRANTED_OR_VESTED = regex(r"\b(granted|vested)\b", re.I)
+_TOTAL_OTHER = regex(r"total other", re.I)
+_TOTAL = regex(r"^total$", re.I)
+_EXERCISABLE = regex(r"exercisable|vested", re.I)
+_YEAR_IN_LABEL = regex(r"\b((?:19|20)\d\d)\b")
+_SPACES = regex(r"\s+")
 PRICE_RANGE_LIMITS = (
     "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeLowerRangeLimit",
     "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeUpperRangeLimit",
@@ -341,7 +344,7 @@ class TableMapper:
     def _unlabelled_year_info(self, table: Table) -> bool:
         """A row with no label under 'Shares | Weighted average fair value' per year: the caption names what
         it counts ('The number and weighted average fair value of options granted in 2013, 2012 and 2011')."""
-        verb = re.search(r"\b(granted|vested)\b", table.caption or "", re.I)
+        verb = _GRANTED_OR_VESTED.search(table.caption or "")
         if verb is None:
             return False
         fields = {
@@ -444,11 +447,11 @@ class TableMapper:
             rule = line_item_rule(row.label)
             if rule is not None and rule.concept != EXPENSE_CONCEPT:
                 continue  # 'Income tax benefit', 'Total net ... cost', 'Capitalized ...': line items of their own
-            if TOTAL_ROW.search(row.label) and not re.search(r"total other", row.label, re.I):
+            if TOTAL_ROW.search(row.label) and not _TOTAL_OTHER.search(row.label):
                 award, line_item = None, None
             else:
                 award = find_award(row.label)
-                line_item = None if award else re.sub(r"\s+", " ", row.label).strip().lower()
+                line_item = None if award else _SPACES.sub(" ", row.label).strip().lower()
             for _, cell, period in self._year_cells(table, row):
                 value = amount(cell.numbers[0], "USD", period, self._row_scale(row, table))
                 self.note.expense.append(ExpenseItem(line_item=line_item, award=award, amount=value))
@@ -461,7 +464,7 @@ class TableMapper:
         for row in table.rows:
             if not row.values:
                 continue
-            award = None if re.match(r"^total$", row.label.strip(), re.I) else find_award(row.label)
+            award = None if _TOTAL.match(row.label.strip()) else find_award(row.label)
             cost = table.cell_for(row, "cost")
             term = table.cell_for(row, "term")
             self.note.unrecognized_cost.append(
@@ -481,7 +484,7 @@ class TableMapper:
         award = self._award(table) or "option"
         bases, basis = [], "outstanding"
         for column in table.columns:  # 'Options Exercisable' and every column after it
-            basis = "exercisable" if re.search(r"exercisable|vested", column.header, re.I) else basis
+            basis = "exercisable" if _EXERCISABLE.search(column.header) else basis
             bases.append(basis)
         for row in table.rows:
             match = _PRICE_RANGE.match(row.label.strip())
@@ -511,7 +514,7 @@ class TableMapper:
         instant = Period.at(next((d for d, _, _ in find_dates(table.context)), self.fiscal_end))
         award = self._award(table) or "rsu"
         for row in table.rows:
-            year_match = re.search(r"\b((?:19|20)\d\d)\b", row.label)
+            year_match = _YEAR_IN_LABEL.search(row.label)
             low, high = table.cell_for(row, "min"), table.cell_for(row, "max")
             self.note.cash_settlement_ranges.append(
                 CashSettlementRange(
