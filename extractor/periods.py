@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from extractor.patterns import folded, initials
+from extractor.patterns import finditer_from, folded, initials, screen_text
 from extractor.regex_cache import regex
 from extractor.schemas.values import Period
 
@@ -98,8 +98,12 @@ class FiscalCalendar:
 _MD = r"(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2})\b"
 # "for the fiscal years ended January 31", "year ended December 31, 2024": how a filing names its year end
 _YEAR_ENDED = regex(r"(?=[fy])\b(?:fiscal\s+)?years?\s+end(?:ed|ing)(?:\s+on)?[:,]?\s+" + _MD, re.I)
+_YEAR_ENDED_STARTS = ("fiscal", "year")  # what every match begins with (finditer_from)
 # the dates a filing reports at: "ended June 30, 2025", "as of December 31, 2024", "at January 31, 2025"
 _REPORTED = regex(r"(?=[eat])\b(?:ended|ending|as of|at|through)\s+(?=(?:" + MONTH_NAMES + r")\.?\s+\d{1,2}\b)", re.I)
+_REPORTED_STARTS = ("end", "as of", "at", "through")
+_QUARTERLY = regex(r"\b(?:three|six|nine)\s+months\b|\bquarter", re.I)  # a quarter's report, not a year's
+_QUARTERLY_STARTS = ("three", "six", "nine", "quarter")
 
 
 class FiscalFrame(NamedTuple):
@@ -116,18 +120,23 @@ def fiscal_frame(
 ) -> FiscalFrame:
     """The fiscal calendar and latest period end from what the filing says of itself."""
     month_days: Counter[tuple[int, int]] = Counter(header_month_days)
-    for match in _YEAR_ENDED.finditer(text):
+    screened = screen_text(text)  # the note is scanned by three case-blind patterns: each only where it may begin
+    for match in finditer_from(_YEAR_ENDED, text, screened, _YEAR_ENDED_STARTS):
         day = int(match["day"])
         if 1 <= day <= 31:
             month_days[(MONTHS[folded(match["month"])], day)] += 2  # said in words: counts twice a header's
-    reported = [d for m in _REPORTED.finditer(text) for d, _, _ in find_dates(text[m.end() : m.end() + 30])[:1]]
+    reported = [
+        d
+        for m in finditer_from(_REPORTED, text, screened, _REPORTED_STARTS)
+        for d, _, _ in find_dates(text[m.end() : m.end() + 30])[:1]
+    ]
     ends = Counter([*header_ends, *reported, *([stated] if stated else [])])
     repeated = [day for day, count in ends.items() if count >= 2]  # a period end is reported more than once
     latest = stated or max(repeated or ends, default=None)
     if month_days:
         month, day = max(month_days.items(), key=lambda item: item[1])[0]
         return FiscalFrame(FiscalCalendar.anchored(month, day, latest), latest, True)
-    if latest is not None and not re.search(r"\b(?:three|six|nine)\s+months\b|\bquarter", text, re.I):
+    if latest is not None and next(finditer_from(_QUARTERLY, text, screened, _QUARTERLY_STARTS), None) is None:
         return FiscalFrame(FiscalCalendar.anchored(latest.month, latest.day, latest), latest, False)
     return FiscalFrame(FiscalCalendar(12, 31), latest, False)
 

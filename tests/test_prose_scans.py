@@ -11,15 +11,16 @@ from pathlib import Path
 import pytest
 from fixture_paths import SEED_002
 
+from extractor import periods
 from extractor.backends import rules
-from extractor.backends.rules import prose, prose_dates, prose_numbers
+from extractor.backends.rules import implied_scale, prose, prose_dates, prose_numbers
 from extractor.backends.rules.lexicon import AWARD_PATTERNS, LINE_ITEMS, first_award
 from extractor.backends.rules.prose_reader import load_cues
 from extractor.llm import grounding
 from extractor.llm.markdown import flat
-from extractor.loaders import load, load_text
+from extractor.loaders import cover, load, load_text
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS, scale_exponent, scale_word_after
-from extractor.patterns import ends_at, may_match, required_phrases, screen_text
+from extractor.patterns import ends_at, finditer_from, may_match, required_phrases, screen_text
 from extractor.periods import MONTH_NAMES, FiscalCalendar
 from extractor.schemas.concepts import to_facts
 from extractor.tables import tokens
@@ -272,3 +273,61 @@ def test_words_looked_up_after_a_case_blind_match_are_folded_as_the_match_was() 
         return [phrase.periods for phrase in prose_dates.find_phrases(sentence, calendar)]
 
     assert periods(ended.format("ſ")) == periods(ended.format("s")) != []
+
+
+# The patterns run over a whole note or filing, tried only where one of their starts is printed (finditer_from).
+_WHOLE_TEXT_SCANS = [
+    (periods._YEAR_ENDED, periods._YEAR_ENDED_STARTS),
+    (periods._REPORTED, periods._REPORTED_STARTS),
+    (periods._QUARTERLY, periods._QUARTERLY_STARTS),
+    (implied_scale._STATED, implied_scale._STATED_STARTS),
+]
+# Each start in capitals, folded (the long s, the dotless i, the Kelvin sign), and run into a word before it.
+ODD_WHOLE = [
+    "FOR THE FISCAL YEARS ENDED JANUARY 31, 2025 AND 2024; YEAR ENDED June 30 2023, fiſcal yearſ ended Dec. 31",
+    "As Of March 1, 2024, AT April 30, THROUGH May 2, ending Sept. 30, thrOugh June, 1 at\u00a0July 4, flat May 5",
+    "ſix months ended, THREE  MONTHS, nine\nmonths, Quarter, QUARTERLY, the ninth month, fourquarters",
+    "(DOLLARS IN THOUSANDS), thouſands, $5.2M, $ 12bn, $7 k, $\u00a03.1 b, \u212aelvin, Fıscal year ended",
+]
+
+
+def _whole_texts() -> list[str]:
+    texts = [load(path).text for path in sorted((ROOT / "evals" / "suites" / "real" / "documents").glob("*.html"))]
+    texts += [path.read_text() for path in sorted((ROOT / "tests" / "fixtures").rglob("*.txt"))]
+    return [*texts, *ODD_WHOLE, " ".join(ODD_WHOLE), ""]
+
+
+WHOLE_TEXTS = _whole_texts()
+
+
+@pytest.mark.parametrize(("pattern", "starts"), _WHOLE_TEXT_SCANS, ids=lambda v: getattr(v, "pattern", str(v))[:24])
+def test_whole_text_scans_find_what_finditer_finds(pattern: re.Pattern[str], starts: tuple[str, ...]) -> None:
+    """Every match begins with one of the starts, so trying the pattern only there finds every match."""
+    found = 0
+    for text in WHOLE_TEXTS:
+        expected = list(pattern.finditer(text))
+        for match in expected:
+            assert screen_text(match.group(0)).startswith(starts), match.group(0)
+        assert _spans(finditer_from(pattern, text, screen_text(text), starts)) == _spans(expected), text[:80]
+        found += len(expected)
+    assert found > 10  # each pattern matches somewhere: in the notes or the odd texts
+
+
+def test_a_text_without_the_commissions_name_has_no_cover_heading() -> None:
+    """read_cover looks for the heading only in a text that prints its required phrase."""
+    assert cover._HEADING_PHRASES  # a phrase every match holds, so most notes are never searched line by line
+    headed = 0
+    for text in WHOLE_TEXTS:
+        if not may_match(cover._HEADING_PHRASES, screen_text(text)):
+            assert cover._HEADING.search(text) is None, text[:80]
+        headed += cover._HEADING.search(text) is not None
+    assert headed >= 3  # the fixtures' whole filings and covers
+
+
+def test_sentence_ends_are_split_where_the_lookbehind_first_pattern_splits() -> None:
+    """coverage._SENTENCE_END begins with its first space instead of a lookbehind: the same splits."""
+    oracle = re.compile(r"(?<=[.;:])\s+(?=[A-Z(•])")
+    texts = [*SENTENCES, *ODD, *WHOLE_TEXTS, "a.  B; \u00a0(c):\n\u2022 d. e.F", ". A", " A", ":\t\n B"]
+    for text in texts:
+        assert _spans(coverage._SENTENCE_END.finditer(text)) == _spans(oracle.finditer(text)), text[:80]
+        assert coverage._SENTENCE_END.split(text) == oracle.split(text)

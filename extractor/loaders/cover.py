@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from extractor.document import DocumentMetadata
-from extractor.patterns import deferred
+from extractor.patterns import deferred, may_match, required_phrases, screen_text
 from extractor.periods import find_dates
 from extractor.regex_cache import regex
 
@@ -42,6 +42,7 @@ _HEADING = regex(
     r"[ \t,]*(?:washington\b[^\n]*)?$",
     re.I | re.M,
 )
+_HEADING_PHRASES = required_phrases(_HEADING)  # a note without them has no cover: not searched line by line
 # where the cover's identity block ends: the check-mark questions, or the list of registered securities
 _END = deferred(
     r"^[ \t]*(?:indicate[ \t]+by[ \t]+check[ \t]+mark|securities[ \t]+registered[ \t]+pursuant)", re.I | re.M
@@ -75,6 +76,8 @@ _NOT_NAME = deferred(
 _NOT_FIRST_PART = deferred(r"commission|report|\bform\b|\d|^\(|:$", re.I)
 _RULE = deferred(r"^[\s_\-=*.·•]*$")  # a drawn line, or nothing
 _LONGEST_NAME = 150
+_SPACES = regex(r"\s+")
+_LETTER = regex(r"[A-Za-z]")
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ class Cover:
 def read_cover(text: str) -> Cover:
     """The cover page's identity fields, from a filing's rendered text (its first COVER_CHARS only)."""
     head = text[:COVER_CHARS].replace("\u00a0", " ")
-    heading = _HEADING.search(head)
+    heading = _HEADING.search(head) if may_match(_HEADING_PHRASES, screen_text(head)) else None
     if heading is None:
         return Cover()
     start = head.rfind("\n", 0, max(0, heading.start() - _BEFORE_HEADING)) + 1  # "FORM 10-K" may come first
@@ -125,7 +128,7 @@ def _form(cover: str) -> str | None:
     for line in cover.split("\n"):
         match = _FORM.match(" ".join(line.split()))
         if match:
-            return re.sub(r"\s+", "", match[1]).upper()
+            return _SPACES.sub("", match[1]).upper()
     return None
 
 
@@ -180,6 +183,6 @@ def _clean(cell: str) -> str:
 
 def _plausible(name: str) -> str | None:
     """A registrant's name has letters and fits on a line; a caption or a sentence is not one."""
-    if not re.search(r"[A-Za-z]", name) or len(name) > _LONGEST_NAME or name.startswith("(") or _NOT_NAME.search(name):
+    if not _LETTER.search(name) or len(name) > _LONGEST_NAME or name.startswith("(") or _NOT_NAME.search(name):
         return None
     return name

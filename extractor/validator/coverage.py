@@ -62,7 +62,10 @@ def _load() -> _Lexicon:
 LEXICON = _load()
 _AFTER_REFERENCE = ends_at(LEXICON.references)  # the text before a number ends with "ASC", "Note", …
 _DIGIT = regex(r"\d")
-_SENTENCE_END = regex(r"(?<=[.;:])\s+(?=[A-Z(•])")
+# The spaces after a sentence's ".", ";" or ":" before a capital, "(" or a bullet. Written from its first space: a
+# pattern that begins with a character class is tried only at such characters, one that begins with a
+# lookbehind at every position (the same matches as r"(?<=[.;:])\s+(?=[A-Z(•])", twice as fast).
+_SENTENCE_END = regex(r"\s(?<=[.;:]\s)\s*(?=[A-Z(•])")
 # "years" or "months" after a number make it a term ("over 4 years"), unless a period is named ("nine months ended")
 _TERM = r"(?:years?|months?)\b(?!\s+(?:periods?\s+)?(?:ended|ending)\b)"
 _TERM_AFTER = regex(r"[\s-]*" + _TERM, re.I)

@@ -16,11 +16,13 @@ from decimal import Decimal
 from pydantic import BaseModel
 
 from extractor.numbers import apply_scale, scale_word_after
+from extractor.patterns import finditer_from, screen_text
 from extractor.regex_cache import regex
 from extractor.schemas.stock_compensation import StockCompensationNote
 from extractor.schemas.values import Amount
 
 _STATED = regex(r"\b(?:thousands?|millions?|billions?)\b|\$\s?\d[\d,.]*\s?[mkb]n?\b", re.I)
+_STATED_STARTS = ("thousand", "million", "billion", "$")  # what every match begins with
 # Aggregate dollars (expense, unrecognized cost) over the value of the awards outstanding: a year's expense or
 # the cost not yet recognized is a sizeable fraction of it (about a third is typical), never a thousandth.
 SCALE_NAMES = {3: "thousands", 6: "millions"}
@@ -31,7 +33,7 @@ _TYPICAL = Decimal("0.3")
 def implied_usd_scale(note: StockCompensationNote, text: str) -> int:
     """0, 3 or 6: the power of ten unscaled dollar amounts of this note stand for (0 unless as printed they
     are implausibly small next to the awards they are about)."""
-    if _STATED.search(text):
+    if next(finditer_from(_STATED, text, screen_text(text), _STATED_STARTS), None) is not None:
         return 0
     award_value = max(
         (
