@@ -46,6 +46,7 @@ _YEARS_SUFFIX = regex(r"\s*(?:years?|yrs\.?)$", re.IGNORECASE)
 _FOOTNOTE_RE = deferred(r"^\((?:\d{1,2}|[A-Za-z])\)$")
 _RULE_RE = deferred(r"^[-=_\s]+$")
 _PAGE_RE = deferred(r"^<PAGE>\s*\d*$|^-?\s*\d{1,3}\s*-?$", re.IGNORECASE)
+_DIGIT = regex(r"\d")
 _SPLIT_RE = regex(r"\S(?:.*?\S)??(?=\s{2,}|\s*$)")
 
 
@@ -84,22 +85,23 @@ def classify_chunk(text: str, start: int) -> Token:
         return Token(Kind.PERCENT, text, start, end)
     if text in {"-", "–", "—", "--", "to"}:
         return Token(Kind.DASH, text, start, end)
-    body = text
-    years = False
-    suffix = _years_suffix(body)
-    if suffix and suffix.start() > 0:
-        body, years = body[: suffix.start()], True
-    single = _printed(body, start)
-    if single:
-        return Token(Kind.NUM, text, start, end, numbers=(single,), years=years)
-    ranged = _RANGE_RE.match(body)
-    if ranged:
-        low = _printed(ranged.group("a"), start + ranged.start("a"))
-        high = _printed(ranged.group("b"), start + ranged.start("b"))
-        if low and high:
-            if high.percent and not low.percent:
-                low = low._replace(percent=True)
-            return Token(Kind.NUM, text, start, end, numbers=(low, high), years=years)
+    if _DIGIT.search(text):  # a number, or a range of two, prints a digit: a label line is not parsed as one
+        body = text
+        years = False
+        suffix = _years_suffix(body)
+        if suffix and suffix.start() > 0:
+            body, years = body[: suffix.start()], True
+        single = _printed(body, start)
+        if single:
+            return Token(Kind.NUM, text, start, end, numbers=(single,), years=years)
+        ranged = _RANGE_RE.match(body)
+        if ranged:
+            low = _printed(ranged.group("a"), start + ranged.start("a"))
+            high = _printed(ranged.group("b"), start + ranged.start("b"))
+            if low and high:
+                if high.percent and not low.percent:
+                    low = low._replace(percent=True)
+                return Token(Kind.NUM, text, start, end, numbers=(low, high), years=years)
     if _FOOTNOTE_RE.match(text):
         return Token(Kind.FOOTNOTE, text, start, end)
     words = len(text.split())
