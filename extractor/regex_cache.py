@@ -21,7 +21,9 @@ Parsing is also what the rules backend pays to screen texts: the phrases every m
 from its parse (patterns.phrases_of), 182 parses at each start. `derived` keeps such a value keyed by the pattern
 and the reader: a name, then a digest of the code that reads (`code_digest` of the code running, not of a file
 that may have changed since it was imported), so a changed reader is never served its old answers. When the file
-is written, the values of a reader by another digest (an older version of that code) are dropped.
+is written, the values of a reader by another digest (an older version of that code) are dropped. The lexicon's
+TOML files are kept the same way, parsed (tomlfile.parse_toml: the source is the file's text, the reader
+tomllib, which the stamp's Python version fixes).
 """
 
 from __future__ import annotations
@@ -84,8 +86,8 @@ def regex(source: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def derived(source: str, flags: int, reader: str, read: Callable[[], Value], valid: Callable[[Any], bool]) -> Value:
-    """`read()`, a value read from the pattern's parse by the code `reader` names ("NAME DIGEST", see
-    `code_digest`), as an earlier run (or this one) stored it. Kept only where programs are kept (bytecode is
+    """`read()`, a value read from the pattern's parse (or another text: a TOML file's) by the code `reader`
+    names ("NAME DIGEST", see `code_digest`), as an earlier run (or this one) stored it. Kept only where programs are kept (bytecode is
     written), only a value marshal gives back equal (tuples of strings, numbers), and not when reading it warned (a
     stored value could not warn again); a stored value `valid` refuses is read anew, as a program the engine
     refuses is compiled anew. A source or flags re.compile would not take as such are read, never kept."""
@@ -98,7 +100,7 @@ def derived(source: str, flags: int, reader: str, read: Callable[[], Value], val
             _used.add(key)
             return cast(Value, stored)
         _programs().pop(key, None)
-    if key in _new:
+    if key in _new and valid(_new[key]):  # read by this process (a file's text read again may have changed)
         return cast(Value, _new[key])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

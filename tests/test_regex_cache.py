@@ -9,8 +9,10 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 import warnings
 import zlib
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -18,6 +20,7 @@ from fixture_paths import ROOT, SEED_000
 
 from extractor import patterns, regex_cache
 from extractor.regex_cache import regex
+from extractor.tomlfile import parse_toml
 
 
 @pytest.fixture
@@ -184,7 +187,11 @@ def test_a_rules_extraction_stores_every_pattern_it_compiles_and_reads_them_back
     stored = programs_in(path)
     programs = {key: value for key, value in stored.items() if len(key) == 2}
     assert len(programs) > 150  # the loaders', rules', lexicon's, validator's
-    phrases = {key: value for key, value in stored.items() if len(key) == 3}
+    tables = {key: value for key, value in stored.items() if len(key) == 3 and key[2] == "tomllib.loads"}
+    assert len(tables) == 3  # the lexicon's files, parsed (tomlfile.parse_toml)
+    for (path, _, _), (text, table) in tables.items():  # each file by its path, with the text it was parsed from
+        assert text == Path(path).read_bytes().decode() and table == tomllib.loads(text)
+    phrases = {key: value for key, value in stored.items() if len(key) == 3 and key not in tables}
     assert len(phrases) > 150  # the phrases of the prose cues and lexicon patterns
     assert all(key[2] == patterns._reader() for key in phrases)
     assert all(value == patterns._phrases(regex_cache.sre_parse.parse(*key[:2])) for key, value in phrases.items())
@@ -339,3 +346,20 @@ def test_a_code_digest_follows_the_code_not_its_place_or_the_hash_seed(tmp_path)
         for seed in ("1", "2", "3")
     }
     assert len(seen) == 1
+
+
+def test_a_lexicon_file_is_kept_parsed_by_its_path_and_parsed_again_once_edited(cache_file, monkeypatch, tmp_path):
+    """tomlfile.parse_toml: one entry per file, with the text it was parsed from; an edit replaces it, in this
+    process and the next (the cache does not fill with a lexicon's old versions)."""
+    lexicon = tmp_path / "prose.toml"
+    first, edited = '[[cue]]\nname = "granted"\n', '[[cue]]\nname = "vested"\n'
+    assert parse_toml(lexicon, first) == tomllib.loads(first)
+    assert parse_toml(lexicon, edited) == tomllib.loads(edited)  # the file changed while this process ran
+    regex_cache._write()
+    assert programs_in(cache_file) == {(str(lexicon), 0, "tomllib.loads"): (edited, tomllib.loads(edited))}
+
+    next_process(monkeypatch)
+    monkeypatch.setitem(sys.modules, "tomllib", None)  # a kept text is not parsed: tomllib is not even imported
+    assert parse_toml(lexicon, edited) == tomllib.loads(edited)
+    with pytest.raises(ImportError):
+        parse_toml(lexicon, first)  # edited back: parsed again

@@ -13,7 +13,6 @@ uses or explains under 60 % of what its note prints, or leaves a table in scope 
 from __future__ import annotations
 
 import re
-import tomllib
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from extractor.schemas.facts import Fact
 from extractor.schemas.values import Period
 from extractor.tables import Table, layout
 from extractor.tables.assemble import is_year_cell
+from extractor.tomlfile import parse_toml
 from extractor.validator.factset import FactSet
 
 _LEXICON = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compensation" / "coverage.toml"
@@ -50,8 +50,7 @@ class _Lexicon(NamedTuple):
 
 
 def _load() -> _Lexicon:
-    with open(_LEXICON, "rb") as handle:
-        data = tomllib.load(handle)
+    data = parse_toml(_LEXICON, _LEXICON.read_bytes().decode())  # as tomllib.load reads a file
     return _Lexicon(
         out_of_scope=tuple((e["reason"], regex(e["pattern"], re.I)) for e in data["out_of_scope"]),
         cues=regex(data["prose"]["cues"], re.I),

@@ -7,7 +7,6 @@ loads them once and answers the questions the table mapper asks.
 from __future__ import annotations
 
 import re
-import tomllib
 from itertools import pairwise
 from pathlib import Path
 from typing import Literal, NamedTuple, TypeAlias, TypeVar, get_args
@@ -17,6 +16,7 @@ from extractor.patterns import any_of, may_match, required_phrases, screen_text,
 from extractor.regex_cache import regex
 from extractor.schemas.stock_compensation import RowKind
 from extractor.schemas.values import AwardType, Unit
+from extractor.tomlfile import parse_toml
 
 LEXICON_DIR = Path(schemas.__file__).resolve().parent / "lexicon" / "stock_compensation"
 
@@ -43,8 +43,8 @@ def one_of(value: str, allowed: tuple[Name, ...], where: str) -> Name:
 
 
 def _load(name: str) -> dict:
-    with open(LEXICON_DIR / name, "rb") as handle:
-        return tomllib.load(handle)
+    path = LEXICON_DIR / name
+    return parse_toml(path, path.read_bytes().decode())  # as tomllib.load reads a file
 
 
 def _compiled(entries: list[dict], key: str) -> list[tuple[str, re.Pattern[str]]]:

@@ -10,7 +10,6 @@ one, balances are as of the latest fiscal period end and flows are its fiscal ye
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
@@ -44,6 +43,7 @@ from extractor.schemas.stock_compensation import (
     UnrecognizedCost,
 )
 from extractor.schemas.values import Amount, AwardType, Period, SourceSpan, Unit
+from extractor.tomlfile import parse_toml
 
 LEXICON = LEXICON_DIR / "prose.toml"
 # A cue's award: the clause's (or the paragraph's), none, the ESPP only when the sentence names it, or a fixed one.
@@ -79,7 +79,7 @@ class Cue(NamedTuple):
 @lru_cache(maxsize=4)
 def load_cues(path: Path = LEXICON) -> tuple[Cue, ...]:
     """The cue entries of the lexicon file, checked: a wrong unit, period or target fails loudly."""
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = parse_toml(path, path.read_text(encoding="utf-8"))
     cues: list[Cue] = []
     for entry in data.get("cue", []):
         name = entry.get("name", entry.get("target", "?"))
