@@ -3,6 +3,7 @@ errors that name the file."""
 
 from __future__ import annotations
 
+import marshal
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,11 @@ def parse_toml(path: Path, text: str) -> dict[str, Any]:
     """`tomllib.loads(text)`, the text of the package's own file at `path` (the lexicon's), kept between runs with the
     compiled regexes (regex_cache.derived): importing tomllib and parsing the lexicon's 26 KB of TOML were some 5 % of
     `extractor extract`'s start-up. Kept by path with the text it was parsed from, so an edited file is parsed again
-    and replaces its entry (the cache does not fill with old versions). Read-only: the tables are kept as returned."""
+    and replaces its entry (the cache does not fill with old versions). Each call gets its own copy."""
     kept = derived(str(path), 0, "tomllib.loads", lambda: (text, _loads(text)), lambda value: _parsed_from(value, text))
-    return kept[1]
+    return marshal.loads(
+        marshal.dumps(kept[1])
+    )  # a copy: a caller's change never reaches the kept tables (or the file)
 
 
 def _loads(text: str) -> dict[str, Any]:

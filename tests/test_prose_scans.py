@@ -288,6 +288,7 @@ ODD_WHOLE = [
     "As Of March 1, 2024, AT April 30, THROUGH May 2, ending Sept. 30, thrOugh June, 1 at\u00a0July 4, flat May 5",
     "ſix months ended, THREE  MONTHS, nine\nmonths, Quarter, QUARTERLY, the ninth month, fourquarters",
     "(DOLLARS IN THOUSANDS), thouſands, $5.2M, $ 12bn, $7 k, $\u00a03.1 b, \u212aelvin, Fıscal year ended",
+    "Fıscal years ended March 31, FİSCAL YEAR ENDED June 30, bıllion, MİLLİONS, $5 \u212a, nıne months, NİNE MONTHS",
 ]
 
 
@@ -322,6 +323,8 @@ def test_a_text_without_the_commissions_name_has_no_cover_heading() -> None:
             assert cover._HEADING.search(text) is None, text[:80]
         headed += cover._HEADING.search(text) is not None
     assert headed >= 3  # the fixtures' whole filings and covers
+    alone = "FORM 10-K\n  Securities and Exchange Commission\nAcme Corp.\n"  # no "united", no "washington"
+    assert cover._HEADING.search(alone) and may_match(cover._HEADING_PHRASES, screen_text(alone))
 
 
 def test_sentence_ends_are_split_where_the_lookbehind_first_pattern_splits() -> None:

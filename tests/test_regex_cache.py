@@ -354,6 +354,8 @@ def test_a_lexicon_file_is_kept_parsed_by_its_path_and_parsed_again_once_edited(
     lexicon = tmp_path / "prose.toml"
     first, edited = '[[cue]]\nname = "granted"\n', '[[cue]]\nname = "vested"\n'
     assert parse_toml(lexicon, first) == tomllib.loads(first)
+    parse_toml(lexicon, first)["cue"][0]["name"] = "changed by a caller"  # a copy: the kept tables stay as parsed
+    assert parse_toml(lexicon, first) == tomllib.loads(first)
     assert parse_toml(lexicon, edited) == tomllib.loads(edited)  # the file changed while this process ran
     regex_cache._write()
     assert programs_in(cache_file) == {(str(lexicon), 0, "tomllib.loads"): (edited, tomllib.loads(edited))}
