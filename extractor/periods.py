@@ -95,6 +95,7 @@ class FiscalCalendar:
         return self.period(self.year_of(end)) if self.year_end(self.year_of(end)) == end else Period.over(None, end)
 
 
+YEAR_DIGITS = regex(r"(?:19|20)\d\d")  # a year as printed: the prose rules' years, dates and year-like numbers
 _MD = r"(?P<month>" + MONTH_NAMES + r")\.?\s+(?P<day>\d{1,2})\b"
 # "for the fiscal years ended January 31", "year ended December 31, 2024": how a filing names its year end
 _YEAR_ENDED = regex(r"(?=[fy])\b(?:fiscal\s+)?years?\s+end(?:ed|ing)(?:\s+on)?[:,]?\s+" + _MD, re.I)

@@ -16,9 +16,8 @@ def parse_toml(path: Path, text: str) -> dict[str, Any]:
     `extractor extract`'s start-up. Kept by path with the text it was parsed from, so an edited file is parsed again
     and replaces its entry (the cache does not fill with old versions). Each call gets its own copy."""
     kept = derived(str(path), 0, "tomllib.loads", lambda: (text, _loads(text)), lambda value: _parsed_from(value, text))
-    return marshal.loads(
-        marshal.dumps(kept[1])
-    )  # a copy: a caller's change never reaches the kept tables (or the file)
+    # a copy: a caller's change never reaches the kept tables (or the file written at exit)
+    return marshal.loads(marshal.dumps(kept[1]))
 
 
 def _loads(text: str) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from extractor.backends.rules.prose_dates import find_phrases, named_day
 from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
 from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
 from extractor.patterns import deferred, screen_text
-from extractor.periods import FiscalCalendar, find_dates
+from extractor.periods import YEAR_DIGITS, FiscalCalendar, find_dates
 from extractor.regex_cache import regex
 from extractor.schemas.concepts import iter_located_amounts
 from extractor.schemas.stock_compensation import (
@@ -273,14 +273,11 @@ _VALUE = deferred(
 )
 
 
-_YEAR = regex(r"(?:19|20)\d\d")
-
-
 def _respectively(s: Sentence, ctx: Context) -> None:
     years_match = _YEAR_LIST.search(s.text)
     if not years_match:
         return
-    years = [int(y) for y in _YEAR.findall(years_match.group("years"))]
+    years = [int(y) for y in YEAR_DIGITS.findall(years_match.group("years"))]
     anchor = find_dates(years_match.group(0))
     if anchor:
         ctx_calendar = FiscalCalendar.from_end(anchor[0][0])
@@ -300,7 +297,7 @@ def _respectively(s: Sentence, ctx: Context) -> None:
             v
             for v in _VALUE.finditer(s.text)
             if not (years_match.start() <= v.start() < years_match.end())
-            and not _YEAR.fullmatch(v.group("num"))
+            and not YEAR_DIGITS.fullmatch(v.group("num"))
             and (v.group("dollar") if unit != "shares" else True)
         ]
         if field == "unrecognized_by_year":

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from extractor.patterns import folded, initials
-from extractor.periods import MONTH_NAMES, MONTHS, FiscalCalendar, calendar_day, months_before
+from extractor.periods import MONTH_NAMES, MONTHS, YEAR_DIGITS, FiscalCalendar, calendar_day, months_before
 from extractor.regex_cache import regex
 
 _MONTH = r"(?P<month>" + MONTH_NAMES + r")\.?"
@@ -95,7 +95,6 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
-_A_YEAR = regex(r"(?:19|20)\d\d")
 assert all("(?P<years>" in pattern.pattern for _, pattern in _PATTERNS[:-1]) and _PATTERNS[-1][0] == "year_end"
 
 
@@ -124,7 +123,7 @@ def _phrases(sentence: str, calendar: FiscalCalendar) -> tuple[DatePhrase, ...]:
     taken: list[tuple[int, int]] = []
     phrases: list[DatePhrase] = []
     # Every pattern but the last names a year: most sentences name none, and are read by that one alone.
-    patterns = _PATTERNS if _A_YEAR.search(sentence) else _PATTERNS[-1:]
+    patterns = _PATTERNS if YEAR_DIGITS.search(sentence) else _PATTERNS[-1:]
     for kind, pattern in patterns:
         for m in pattern.finditer(sentence):
             if any(s < m.end() and m.start() < e for s, e in taken):
@@ -146,7 +145,7 @@ def named_day(phrases: list[DatePhrase]) -> Span | None:
 
 def _periods(kind: str, m: re.Match[str], calendar) -> list[Span]:
     groups = m.groupdict()
-    years = [int(y) for y in _A_YEAR.findall(groups.get("years") or "")]
+    years = [int(y) for y in YEAR_DIGITS.findall(groups.get("years") or "")]
     if kind == "year_end":
         return [Span(end=date.min, instant=True)]  # resolved by the caller to the latest fiscal period end
     if kind in ("months_ended", "weeks_ended", "years_ended", "day_list"):

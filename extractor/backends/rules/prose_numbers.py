@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from extractor.patterns import deferred, folded, initials, may_match, required_phrases, screen_text, union
-from extractor.periods import MONTH_NAMES
+from extractor.periods import MONTH_NAMES, YEAR_DIGITS
 from extractor.regex_cache import regex
 
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
@@ -76,7 +76,6 @@ _SKIP_WORDS = (
 )
 _SKIP_WORD_AT_END = regex(r"(?:\b(?:" + _SKIP_WORDS + r")|[#§])\Z", re.I)
 _SKIP_REACH = max(len(word.replace("\\", "")) for word in _SKIP_WORDS.split("|"))
-_YEAR = regex(r"(?:19|20)\d\d")
 _MONTH_AT_END = regex(r"\b(?:" + MONTH_NAMES + r")\Z", re.I)
 _MONTH_REACH = max(len(name) for name in MONTH_NAMES.split("|"))
 # What may follow a number, matched where it ends (never on a copy of the rest of the sentence).
@@ -168,7 +167,7 @@ class Number:
 
 def _is_year_like(sentence: str, start: int, end: int, digits: str) -> bool:
     """A bare 19xx/20xx used as a year or a plan name ("in 2024", "2015 Plan", "fiscal 2023")."""
-    if not _YEAR.fullmatch(digits):
+    if not YEAR_DIGITS.fullmatch(digits):
         return False
     return _printed_before(sentence, start) != "$"
 
@@ -176,7 +175,7 @@ def _is_year_like(sentence: str, start: int, end: int, digits: str) -> bool:
 def _in_date(sentence: str, start: int, end: int) -> bool:
     """The day of "March 1, 2024", or the year of "March 1, 2024" or "March 2024"."""
     return _after_month(sentence, start) and (
-        bool(_MONTH_DAY_AFTER.match(sentence, end)) or bool(_YEAR.fullmatch(sentence, start, end))
+        bool(_MONTH_DAY_AFTER.match(sentence, end)) or bool(YEAR_DIGITS.fullmatch(sentence, start, end))
     )
 
 
