@@ -19,6 +19,7 @@ from instructor.core import InstructorRetryException
 
 from extractor.llm import model_checks
 from extractor.llm.cassettes import CacheMode, CassetteMiss, Cassettes
+from extractor.llm.completions import direct_acreate, direct_create
 from extractor.llm.config import LLMConfig, StructuredMode
 from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.limits import RateLimiter
@@ -95,7 +96,14 @@ def make_clients(
     mode = MODES[config.mode]
     model_checks.install()  # instructor's walk of the response model: once per model, not seven times a request
     clients = Clients(
-        instructor.from_openai(sync_client, mode=mode), instructor.from_openai(async_client, mode=mode), config, proxy
+        instructor.Instructor(
+            client=sync_client, create=instructor.patch(create=direct_create(sync_client), mode=mode), mode=mode
+        ),
+        instructor.AsyncInstructor(
+            client=async_client, create=instructor.patch(create=direct_acreate(async_client), mode=mode), mode=mode
+        ),
+        config,
+        proxy,
     )
     for client in (clients.sync, clients.run_async):
         client.on("parse:error", _count_reask)

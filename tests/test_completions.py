@@ -1,0 +1,142 @@
+"""Chat completions posted directly (extractor/llm/completions.py) send what openai's own create sends.
+
+Each structured mode's request, as instructor builds it for the note schema from a real prompt and seed,
+goes through openai's `chat.completions.create` and through `direct_create`; an httpx mock transport keeps
+what each sent. The bytes, the headers and the completion read back must be the same: a later openai
+whose create changes a request (a renamed key, a new header) fails here, not in a bulk run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx2
+import instructor
+import openai
+import pytest
+from fixture_paths import FIXTURES
+from llm_server import tool_reply
+
+from extractor.llm import completions
+from extractor.llm.client import MODES
+from extractor.llm.modes import StructuredMode
+from extractor.llm.prompts import load_prompt
+from extractor.llm.response_model import quoted_view
+from extractor.schemas.stock_compensation import StockCompensationNote
+
+REPLY = tool_reply({"plans": []}).body
+
+
+def instructor_kwargs(mode: StructuredMode) -> dict[str, Any]:
+    """The keyword arguments instructor passes to create() for seed 002's note, with a re-ask's turns."""
+    seen: dict[str, Any] = {}
+
+    def record(**kwargs: Any) -> Any:
+        seen.update(kwargs)
+        raise KeyboardInterrupt  # stop before instructor reads an answer
+
+    prompt = load_prompt()
+    messages = prompt.messages(
+        title="seed 002",
+        fiscal_year_end="2009-12-31",
+        focus="",
+        content=(FIXTURES / "002_59f0e0194afd947c.txt").read_text()[:4000],
+    )
+    messages += [{"role": "assistant", "content": '{"plans": []}'}, {"role": "user", "content": "Check “these”."}]
+    with pytest.raises(KeyboardInterrupt):
+        instructor.patch(create=record, mode=MODES[mode])(
+            model="m",
+            messages=messages,
+            response_model=quoted_view(StockCompensationNote),
+            temperature=0.0,
+            max_tokens=2048,
+            max_retries=0,
+        )
+    return seen
+
+
+def capture(sent: list[httpx2.Request]) -> httpx2.MockTransport:
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        sent.append(request)
+        return httpx2.Response(200, json=REPLY)
+
+    return httpx2.MockTransport(answer)
+
+
+def comparable(request: httpx2.Request) -> tuple[str, str, bytes, dict[str, str]]:
+    return request.method, str(request.url), request.content, dict(request.headers)
+
+
+@pytest.mark.parametrize("mode", list(StructuredMode))
+def test_the_direct_post_sends_what_openais_create_sends(mode: StructuredMode) -> None:
+    kwargs = instructor_kwargs(mode)
+    assert kwargs["messages"] and ("tools" in kwargs) == (mode is StructuredMode.tools)
+    sent: list[httpx2.Request] = []
+    client = openai.OpenAI(
+        api_key="sk-test",
+        base_url="http://127.0.0.1:9/v1",
+        http_client=httpx2.Client(transport=capture(sent)),
+        max_retries=0,
+    )
+    theirs = client.chat.completions.create(**kwargs)
+    ours = completions.direct_create(client)(**kwargs)
+    assert len(sent) == 2
+    assert comparable(sent[1]) == comparable(sent[0])
+    assert sent[1].headers["authorization"] == "Bearer sk-test"
+    assert json.loads(sent[1].content)["messages"][-1]["content"].startswith("Check “these”.")
+    assert type(ours) is type(theirs) and ours.model_dump() == theirs.model_dump()
+
+
+def test_the_async_direct_post_sends_what_openais_create_sends() -> None:
+    kwargs = instructor_kwargs(StructuredMode.tools)
+    sent: list[httpx2.Request] = []
+
+    async def both() -> tuple[Any, Any]:
+        client = openai.AsyncOpenAI(
+            api_key="sk-test",
+            base_url="http://127.0.0.1:9/v1",
+            http_client=httpx2.AsyncClient(transport=capture(sent)),
+            max_retries=0,
+        )
+        return await client.chat.completions.create(**kwargs), await completions.direct_acreate(client)(**kwargs)
+
+    theirs, ours = asyncio.run(both())
+    assert comparable(sent[1]) == comparable(sent[0])
+    assert ours.model_dump() == theirs.model_dump()
+
+
+def test_options_go_where_create_puts_them() -> None:
+    """extra_* and timeout are request options, not body keys; omitted values are left out; a stray key or a
+    stream is refused rather than sent."""
+    sent: list[httpx2.Request] = []
+    client = openai.OpenAI(
+        api_key="k", base_url="http://127.0.0.1:9/v1", http_client=httpx2.Client(transport=capture(sent)), max_retries=0
+    )
+    kwargs = {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "seed": openai.omit,
+        "extra_headers": {"X-Trace": "1"},
+        "extra_query": {"api-version": "2024"},
+        "extra_body": {"top_k": 3},
+        "timeout": 7.0,
+    }
+    client.chat.completions.create(**kwargs)
+    completions.direct_create(client)(**kwargs)
+    assert comparable(sent[1]) == comparable(sent[0])
+    assert json.loads(sent[1].content) == {"messages": [{"role": "user", "content": "hi"}], "model": "m", "top_k": 3}
+    assert sent[1].headers["x-trace"] == "1" and sent[1].url.params["api-version"] == "2024"
+    assert sent[1].extensions["timeout"] == sent[0].extensions["timeout"]
+    with pytest.raises(TypeError, match="temprature"):
+        completions.direct_create(client)(model="m", messages=[], temprature=0)
+    with pytest.raises(ValueError, match="streamed"):
+        completions.direct_create(client)(model="m", messages=[], stream=True)
+    assert len(sent) == 2
+
+
+def test_the_body_keeps_creates_key_order() -> None:
+    keys = completions.body_keys()
+    assert keys[:2] == ("messages", "model") and "tools" in keys and "response_format" in keys
+    assert not {"extra_headers", "extra_body", "extra_query", "timeout", "self"} & set(keys)
