@@ -4,19 +4,18 @@ openai's `chat.completions.create` first walks its request through `maybe_transf
 aliased keys and formats dates and files by the request's TypedDict: every message is tried against each
 variant of the message union, about 5 % of a bulk worker's CPU per document (callgrind, seed 002). Chat
 requests have no aliased key, date or file, so the walk returns what it was given; posting that directly
-sends the same bytes (tests compare them with openai's own create in every structured mode), with the
-same authorization and options, and the answer is read into the same `ChatCompletion`.
+sends the same JSON (its keys in instructor's order, not create()'s), with the same headers, authorization
+and options, and the answer is read into the same `ChatCompletion`. Tests compare both with openai's own
+create in every structured mode, and check that every key instructor passes is one create() takes (this
+module does not import openai's chat resources to check it: 0.3 s of a worker's start-up).
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable
-from functools import cache
 from typing import Any
 
 import openai
-from openai.resources.chat import Completions
 from openai.types.chat import ChatCompletion
 
 PATH = "/chat/completions"
@@ -24,23 +23,12 @@ PATH = "/chat/completions"
 _OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
 
 
-@cache
-def body_keys() -> tuple[str, ...]:
-    """The body's keys in the order create() writes them: its parameters', options aside."""
-    parameters = inspect.signature(Completions.create).parameters
-    return tuple(name for name in parameters if name != "self" and name not in _OPTIONS)
-
-
 def request(params: dict[str, Any]) -> tuple[dict[str, Any], openai.RequestOptions]:
     """(body, options) of the POST create() would make of these keyword arguments."""
     if params.get("stream"):
         raise ValueError("a streamed completion is not posted directly: use openai's create()")
-    keys = body_keys()
-    unknown = sorted(params.keys() - set(keys) - set(_OPTIONS))
-    if unknown:
-        raise TypeError(f"chat.completions.create() got unexpected keyword arguments: {', '.join(unknown)}")
     given = {k: v for k, v in params.items() if not isinstance(v, openai.Omit | openai.NotGiven)}
-    body = {key: given[key] for key in keys if key in given}
+    body = {key: value for key, value in given.items() if key not in _OPTIONS}
     options: openai.RequestOptions = {"security": {"bearer_auth": True}}  # as create() asks: the API key, as a bearer
     if given.get("extra_headers") is not None:
         options["headers"] = given["extra_headers"]
