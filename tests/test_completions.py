@@ -110,36 +110,86 @@ def test_the_async_direct_post_sends_what_openais_create_sends() -> None:
     assert ours.model_dump() == theirs.model_dump()
 
 
-def test_options_go_where_create_puts_them() -> None:
-    """extra_* and timeout are request options, not body keys; omitted values are left out; a stream is refused
-    rather than sent."""
+MESSAGES = [{"role": "user", "content": "hi"}]
+OPTIONS = [  # extra_* and timeout: request options, not body keys; omitted values left out, None sent as null
+    {"seed": openai.omit, "extra_headers": {"X-Trace": "1"}, "extra_query": {"api-version": "2024"}, "timeout": 7.0},
+    {"temperature": 0.0, "extra_body": {"top_k": 3, "temperature": 0.5}},  # extra_body wins over a body key
+    {"max_tokens": None, "timeout": None},  # null sent; no timeout at all
+    {"timeout": openai.NOT_GIVEN, "extra_headers": {"Authorization": "Bearer other"}},
+]
+
+
+@pytest.mark.parametrize("extra", OPTIONS)
+def test_options_go_where_create_puts_them(extra: dict[str, Any]) -> None:
+    kwargs = {"model": "m", "messages": MESSAGES, **extra}
     sent: list[httpx2.Request] = []
     client = openai.OpenAI(
         api_key="k", base_url="http://127.0.0.1:9/v1", http_client=httpx2.Client(transport=capture(sent)), max_retries=0
     )
-    kwargs = {
-        "model": "m",
-        "messages": [{"role": "user", "content": "hi"}],
-        "seed": openai.omit,
-        "extra_headers": {"X-Trace": "1"},
-        "extra_query": {"api-version": "2024"},
-        "extra_body": {"top_k": 3},
-        "timeout": 7.0,
-    }
     client.chat.completions.create(**kwargs)
     completions.direct_create(client)(**kwargs)
-    assert comparable(sent[1]) == comparable(sent[0])
-    assert json.loads(sent[1].content) == {"messages": [{"role": "user", "content": "hi"}], "model": "m", "top_k": 3}
-    assert sent[1].headers["x-trace"] == "1" and sent[1].url.params["api-version"] == "2024"
-    assert sent[1].extensions["timeout"] == sent[0].extensions["timeout"]
+
+    async def both() -> None:
+        aclient = openai.AsyncOpenAI(
+            api_key="k",
+            base_url="http://127.0.0.1:9/v1",
+            http_client=httpx2.AsyncClient(transport=capture(sent)),
+            max_retries=0,
+        )
+        await aclient.chat.completions.create(**kwargs)
+        await completions.direct_acreate(aclient)(**kwargs)
+
+    asyncio.run(both())
+    assert len(sent) == 4
+    for theirs, ours in (sent[0:2], sent[2:4]):
+        assert comparable(ours) == comparable(theirs)
+        assert ours.extensions["timeout"] == theirs.extensions["timeout"]
+    assert completions.request(kwargs)[1]["security"] == {"bearer_auth": True}
+
+
+def test_what_create_refuses_is_refused() -> None:
+    """A stream, a keyword create() does not take, a request without model or messages: refused, not sent."""
+    sent: list[httpx2.Request] = []
+    client = openai.OpenAI(
+        api_key="k", base_url="http://127.0.0.1:9/v1", http_client=httpx2.Client(transport=capture(sent))
+    )
+    create = completions.direct_create(client)
     with pytest.raises(ValueError, match="streamed"):
-        completions.direct_create(client)(model="m", messages=[], stream=True)
-    assert len(sent) == 2
+        create(model="m", messages=MESSAGES, stream=True)
+    with pytest.raises(TypeError, match="temprature"):
+        create(model="m", messages=MESSAGES, temprature=0)
+    with pytest.raises(TypeError, match="model"):
+        create(messages=MESSAGES)
+    assert not sent
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "error"),
+    [
+        (400, {"error": {"message": "too long", "code": "context_length_exceeded"}}, openai.BadRequestError),
+        (429, {"error": {"message": "quota", "code": "insufficient_quota"}}, openai.RateLimitError),
+        (500, {"error": {"message": "down"}}, openai.InternalServerError),
+    ],
+)
+def test_an_error_status_raises_what_create_raises(status: int, body: dict[str, Any], error: type) -> None:
+    """client.explain() reads openai's exception classes, status codes and error codes."""
+    transport = httpx2.MockTransport(lambda request: httpx2.Response(status, json=body))
+    client = openai.OpenAI(
+        api_key="k", base_url="http://127.0.0.1:9/v1", http_client=httpx2.Client(transport=transport), max_retries=0
+    )
+    raised = []
+    for create in (client.chat.completions.create, completions.direct_create(client)):
+        with pytest.raises(error) as caught:
+            create(model="m", messages=MESSAGES)
+        raised.append((type(caught.value), caught.value.status_code, caught.value.code, caught.value.body))
+    assert raised[0] == raised[1]
 
 
 @pytest.mark.parametrize("mode", list(StructuredMode))
 def test_instructor_passes_only_what_create_takes(mode: StructuredMode) -> None:
-    """openai's create() would refuse any other keyword; the direct post would send it as a body key."""
-    taken = set(inspect.signature(Completions.create).parameters)
-    assert set(instructor_kwargs(mode)) <= taken
-    assert set(completions._OPTIONS) <= taken
+    """openai's create() would refuse any other keyword; the direct post refuses what its TypedDict lacks."""
+    parameters = inspect.signature(Completions.create).parameters
+    body = {name for name in parameters if name != "self" and name not in completions._OPTIONS}
+    assert body == completions.KEYS
+    assert {name for name in body if parameters[name].default is inspect.Parameter.empty} == completions.REQUIRED
+    assert set(instructor_kwargs(mode)) <= body
