@@ -45,6 +45,7 @@ WORD_NUMBERS: dict[str, int] = {
 # Digits with thousands separators and decimals: "6,994", "57.96", ".5".
 DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?|\.\d+"
 PLAIN_NUMBER = regex(DIGITS)  # fullmatch: a text that is digits only (a span as the rules backend records it)
+ANY_DIGIT = regex(r"\d")  # search: a text that prints a digit (no number is printed without one)
 # One printed number: optional "(" and "$", digits with thousands separators, decimals,
 # optional "%" and ")". Signs and currency are reported, not folded into the digits.
 NUMBER_RE = regex(

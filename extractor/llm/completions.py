@@ -22,7 +22,7 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsNon
 
 PATH = "/chat/completions"
 # create()'s keyword arguments that are request options, not body keys
-_OPTIONS = ("extra_headers", "extra_query", "extra_body", "timeout")
+_OPTIONS = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
 # create()'s body keys, from the request's TypedDict (loaded with ChatCompletion; its chat resources are not),
 # and the two it cannot do without
 KEYS, REQUIRED = _Params.__required_keys__ | _Params.__optional_keys__, frozenset({"messages", "model"})
@@ -32,7 +32,7 @@ def request(params: dict[str, Any]) -> tuple[dict[str, Any], openai.RequestOptio
     """(body, options) of the POST create() would make of these keyword arguments."""
     if params.get("stream"):
         raise ValueError("a streamed completion is not posted directly: use openai's create()")
-    unknown, missing = sorted(params.keys() - KEYS - set(_OPTIONS)), sorted(REQUIRED - params.keys())
+    unknown, missing = sorted(params.keys() - KEYS - _OPTIONS), sorted(REQUIRED - params.keys())
     if unknown or missing:  # as create() refuses them, rather than sent for the endpoint to refuse or ignore
         raise TypeError(f"chat.completions.create(): unexpected {unknown}, missing {missing}")
     given = {k: v for k, v in params.items() if not isinstance(v, openai.Omit | openai.NotGiven)}

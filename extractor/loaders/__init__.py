@@ -11,6 +11,7 @@ from extractor.loaders.cover import with_cover
 from extractor.loaders.dates import parse_header_date
 from extractor.loaders.decode import decode_bytes
 from extractor.loaders.edgar import choose_document, is_submission, split_documents, submission_metadata
+from extractor.numbers import ANY_DIGIT
 from extractor.regex_cache import regex
 from extractor.sections import NoNoteFound, focus
 
@@ -142,10 +143,9 @@ def _refuse_xml(rest: str, path: str) -> None:
 # a comment left open is not retried against every later '-->')
 _XML_PROLOG = regex(r"[\ufeff\s]*<\?xml\b[^>]*\?>(?:\s*<!--.*?-->|\s*<\?.*?\?>|\s*<!DOCTYPE[^>]*>)*+", re.S)
 _XML_ELEMENT = regex(r"\s*<([A-Za-z_][\w.:-]*)")
-_DIGIT = regex(r"\d")
 
 
 def _checked(doc: Document) -> Document:
-    if not _DIGIT.search(doc.text):
+    if not ANY_DIGIT.search(doc.text):
         raise LoadError(doc.path, "no numbers found: nothing to extract")
     return doc

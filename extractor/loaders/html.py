@@ -24,6 +24,7 @@ from lxml import etree
 from extractor.document import DocumentMetadata, LoadError
 from extractor.grid import GridCell, TableGrid
 from extractor.loaders.dates import parse_header_date
+from extractor.numbers import ANY_DIGIT
 from extractor.regex_cache import regex
 
 
@@ -106,7 +107,6 @@ SKIP_TAGS = frozenset({"script", "style", "head", "noscript", "template"})
 _SPACED_OR_SKIPPED = BLOCK_TAGS | SKIP_TAGS | {"br"}
 _SPACES = regex(r"[ \t\r\n\f\v]+")  # not \s: non-breaking spaces are cell content
 _NOT_ONE_SPACE = ("  ", "\t", "\n", "\r", "\f", "\v")  # what _SPACES would change: a text without them has none
-_NUMERIC = regex(r"\d")
 _JOIN_RIGHT = frozenset({"$", "(", "($", "$("})  # joined to the cell after them
 _RANGE_DASHES = frozenset({"-", "\u2013", "to"})
 _JOIN_LEFT = regex(r"^(?:\)|%|\)%|%\)|\([a-z]\)|\*+)$")  # joined to the cell before them
@@ -296,7 +296,7 @@ def _join_right(texts: list[str]) -> None:
     filled = [i for i, text in enumerate(texts) if text]
     for n, i in enumerate(filled):
         text = texts[i]
-        if text in _JOIN_RIGHT and n + 1 < len(filled) and _NUMERIC.search(texts[filled[n + 1]]):
+        if text in _JOIN_RIGHT and n + 1 < len(filled) and ANY_DIGIT.search(texts[filled[n + 1]]):
             after = filled[n + 1]
             texts[after] = f"{text} {texts[after]}" if text == "$" else text + texts[after]
             texts[i] = ""
@@ -310,7 +310,7 @@ def _join_left(texts: list[str]) -> None:
             continue
         before = filled[n - 1]
         if text[0] in ")%":
-            if _NUMERIC.search(texts[before]):
+            if ANY_DIGIT.search(texts[before]):
                 texts[before] += text
                 texts[i] = ""
         else:  # a footnote mark: kept with the cell it annotates
@@ -324,8 +324,8 @@ def _join_ranges(texts: list[str]) -> None:
         left, dash, right = filled[n - 1], filled[n], filled[n + 1]
         if (
             texts[dash] in _RANGE_DASHES
-            and _NUMERIC.search(texts[left])
-            and _NUMERIC.search(texts[right])
+            and ANY_DIGIT.search(texts[left])
+            and ANY_DIGIT.search(texts[right])
             and (texts[dash] == "to" or any(mark in texts[left] + texts[right] for mark in "%$."))
         ):
             # the range stands where single values of its column stand: under the rightmost cell
@@ -392,7 +392,7 @@ def _draw_rows(rows: list[_Row]) -> tuple[list[str], int, dict[tuple[int, int], 
         lines.append("\t".join(texts).rstrip("\t"))
     for line in lines:  # data: a digit past some line's first cell
         tab = line.find("\t")
-        if tab >= 0 and _NUMERIC.search(line, tab):
+        if tab >= 0 and ANY_DIGIT.search(line, tab):
             return lines, len(index), wide
     return None
 

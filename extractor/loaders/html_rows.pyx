@@ -485,7 +485,7 @@ def walk(_Element root not None):
 # before most amounts, so this runs on tens of thousands of rows, at a few microseconds a row in Python.
 
 cdef bint _digit(str text):
-    """html._NUMERIC.search: a decimal digit anywhere (re's \\d in a str pattern is Py_UNICODE_ISDECIMAL)."""
+    """numbers.ANY_DIGIT.search: a decimal digit anywhere (re's \\d in a str pattern is Py_UNICODE_ISDECIMAL)."""
     cdef Py_UCS4 ch
     for ch in text:
         if ch.isdecimal():

@@ -11,7 +11,7 @@ import re
 from extractor.backends.rules.lexicon import find_award
 from extractor.document import Document
 from extractor.grid import GridCell, TableGrid
-from extractor.numbers import EMPTY_MARKERS, scale_exponent
+from extractor.numbers import ANY_DIGIT, EMPTY_MARKERS, scale_exponent
 from extractor.regex_cache import regex
 from extractor.tables.assemble import is_year_cell
 from extractor.tables.headers import column_scale, header_period, measure_kind
@@ -21,7 +21,6 @@ from extractor.tables.tokens import Kind, classify_chunk
 _FOOTNOTE_MARK = regex(r"(?:\s*(?:\(\w{1,2}\)|\*+|\u2020+))+$")
 _SCALE_ONLY = regex(r"\(?(?:[\w ]{1,20} )?in (?:thousands|millions|billions)\b[^()]{0,40}\)?", re.I)
 _SCALE_NOTE = regex(r"\b(?:thousands|millions|billions)\b", re.I)
-_DIGIT = regex(r"\d")
 
 
 def grid_tables(doc: Document, grids: list[TableGrid] | None = None) -> list[Table]:
@@ -34,7 +33,8 @@ def grid_tables(doc: Document, grids: list[TableGrid] | None = None) -> list[Tab
 
 def _cell(text: str, cell: GridCell) -> Cell:
     raw = text[cell.start : cell.end]
-    if not _DIGIT.search(raw):  # a label or a mark: no number without a digit (most cells of a header or label column)
+    # a label or a mark: no number without a digit (most cells of a header or label column)
+    if not ANY_DIGIT.search(raw):
         return Cell([], cell.start, cell.end)
     body = _FOOTNOTE_MARK.sub("", raw) or raw
     token = classify_chunk(body, cell.start)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from extractor.numbers import parse_number
+from extractor.numbers import ANY_DIGIT, parse_number
 from extractor.patterns import deferred
 from extractor.regex_cache import regex
 from extractor.tables.model import PrintedNumber
@@ -46,7 +46,6 @@ _YEARS_SUFFIX = regex(r"\s*(?:years?|yrs\.?)$", re.IGNORECASE)
 _FOOTNOTE_RE = deferred(r"^\((?:\d{1,2}|[A-Za-z])\)$")
 _RULE_RE = deferred(r"^[-=_\s]+$")
 _PAGE_RE = deferred(r"^<PAGE>\s*\d*$|^-?\s*\d{1,3}\s*-?$", re.IGNORECASE)
-_DIGIT = regex(r"\d")
 _SPLIT_RE = regex(r"\S(?:.*?\S)??(?=\s{2,}|\s*$)")
 
 
@@ -85,7 +84,7 @@ def classify_chunk(text: str, start: int) -> Token:
         return Token(Kind.PERCENT, text, start, end)
     if text in {"-", "–", "—", "--", "to"}:
         return Token(Kind.DASH, text, start, end)
-    if _DIGIT.search(text):  # a number, or a range of two, prints a digit: a label line is not parsed as one
+    if ANY_DIGIT.search(text):  # a number, or a range of two, prints a digit: a label line is not parsed as one
         body = text
         years = False
         suffix = _years_suffix(body)

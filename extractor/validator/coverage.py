@@ -25,7 +25,7 @@ from typing import NamedTuple
 from extractor import schemas
 from extractor.document import Document
 from extractor.findings import Finding, Unexplained
-from extractor.numbers import NUMBER_RE, WORD_NUMBERS
+from extractor.numbers import ANY_DIGIT, NUMBER_RE, WORD_NUMBERS
 from extractor.patterns import any_of, ends_at, initials, may_match, required_phrases, screen_text, union
 from extractor.regex_cache import regex
 from extractor.schemas.facts import Fact
@@ -60,7 +60,6 @@ def _load() -> _Lexicon:
 
 LEXICON = _load()
 _AFTER_REFERENCE = ends_at(LEXICON.references)  # the text before a number ends with "ASC", "Note", …
-_DIGIT = regex(r"\d")
 # The spaces after a sentence's ".", ";" or ":" before a capital, "(" or a bullet. Written from its first space: a
 # pattern that begins with a character class is tried only at such characters, one that begins with a
 # lookbehind at every position (the same matches as r"(?<=[.;:])\s+(?=[A-Z(•])", twice as fast).
@@ -255,7 +254,7 @@ def _prose_block(index: int, text: str, lo: int, hi: int) -> Block:
         offset = begin + len(sentence)
         lowered = sentence.lower()  # a term in words is followed by "years" or "months": most sentences name neither
         terms = "year" in lowered or "month" in lowered
-        if not (terms or _DIGIT.search(sentence)) or not LEXICON.cues.search(sentence):
+        if not (terms or ANY_DIGIT.search(sentence)) or not LEXICON.cues.search(sentence):
             continue  # no number printed, or no stock-compensation cue
         scope = _out_of_scope(sentence)  # "declared a quarterly cash dividend of $0.50 per share"
         for match in NUMBER_RE.finditer(sentence):

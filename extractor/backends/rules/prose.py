@@ -17,7 +17,7 @@ from extractor.backends.rules.amounts import word_amount
 from extractor.backends.rules.lexicon import find_award, first_award, named_awards
 from extractor.backends.rules.prose_dates import find_phrases, named_day
 from extractor.backends.rules.prose_reader import ProseSentence, Reading, read_prose
-from extractor.numbers import SCALE_WORDS, apply_scale, parse_word_number
+from extractor.numbers import ANY_DIGIT, SCALE_WORDS, apply_scale, parse_word_number
 from extractor.patterns import deferred, screen_text
 from extractor.periods import YEAR_DIGITS, FiscalCalendar, find_dates
 from extractor.regex_cache import regex
@@ -510,7 +510,6 @@ def extract_prose(
 
 
 _HEADING = regex(r"^[^.;:\t]{2,120}$")
-_DIGIT = regex(r"\d")
 
 
 def prose_sentences(text: str, spans: list[tuple[int, int]], split: list[list[Sentence]]) -> list[ProseSentence]:
@@ -525,7 +524,7 @@ def prose_sentences(text: str, spans: list[tuple[int, int]], split: list[list[Se
         stripped = paragraph.strip()
         if "\t" in paragraph or not stripped:
             continue
-        if _HEADING.match(stripped) and not _DIGIT.search(stripped):
+        if _HEADING.match(stripped) and not ANY_DIGIT.search(stripped):
             heading_award = find_award(stripped)
             continue
         for sentence in split[index]:

@@ -27,7 +27,7 @@ from extractor.backends.rules.lexicon import (
     table_line_item_rule,
 )
 from extractor.numbers import scale_exponent
-from extractor.periods import FiscalCalendar, balance_date, find_dates, months_before
+from extractor.periods import YEAR_DIGITS, FiscalCalendar, balance_date, find_dates, months_before
 from extractor.regex_cache import regex
 from extractor.schemas.concepts import PL, P
 from extractor.schemas.stock_compensation import (
@@ -133,7 +133,7 @@ _GRANTED_OR_VESTED = regex(r"\b(granted|vested)\b", re.I)
 _TOTAL_OTHER = regex(r"total other", re.I)
 _TOTAL = regex(r"^total$", re.I)
 _EXERCISABLE = regex(r"exercisable|vested", re.I)
-_YEAR_IN_LABEL = regex(r"\b((?:19|20)\d\d)\b")
+_YEAR_IN_LABEL = regex(rf"\b({YEAR_DIGITS.pattern})\b")
 _SPACES = regex(r"\s+")
 PRICE_RANGE_LIMITS = (
     "ShareBasedCompensationSharesAuthorizedUnderStockOptionPlansExercisePriceRangeLowerRangeLimit",
