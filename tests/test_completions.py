@@ -29,6 +29,7 @@ from extractor.llm.response_model import quoted_view
 from extractor.schemas.stock_compensation import StockCompensationNote
 
 REPLY = tool_reply({"plans": []}).body
+KEY, URL = "sk-test", "http://127.0.0.1:9/v1"  # nothing listens: the mock transports answer
 
 
 def instructor_kwargs(mode: StructuredMode) -> dict[str, Any]:
@@ -67,6 +68,16 @@ def capture(sent: list[httpx2.Request]) -> httpx2.MockTransport:
     return httpx2.MockTransport(answer)
 
 
+def sync_client(transport: httpx2.BaseTransport) -> openai.OpenAI:
+    return openai.OpenAI(api_key=KEY, base_url=URL, http_client=httpx2.Client(transport=transport), max_retries=0)
+
+
+def async_client(transport: httpx2.AsyncBaseTransport) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(
+        api_key=KEY, base_url=URL, http_client=httpx2.AsyncClient(transport=transport), max_retries=0
+    )
+
+
 def comparable(request: httpx2.Request) -> tuple[str, str, Any, dict[str, str]]:
     """What a server reads of a request: its keys may come in another order (instructor's, not create()'s)."""
     return request.method, str(request.url), json.loads(request.content), dict(request.headers)
@@ -77,17 +88,12 @@ def test_the_direct_post_sends_what_openais_create_sends(mode: StructuredMode) -
     kwargs = instructor_kwargs(mode)
     assert kwargs["messages"] and ("tools" in kwargs) == (mode is StructuredMode.tools)
     sent: list[httpx2.Request] = []
-    client = openai.OpenAI(
-        api_key="sk-test",
-        base_url="http://127.0.0.1:9/v1",
-        http_client=httpx2.Client(transport=capture(sent)),
-        max_retries=0,
-    )
+    client = sync_client(capture(sent))
     theirs = client.chat.completions.create(**kwargs)
     ours = completions.direct_create(client)(**kwargs)
     assert len(sent) == 2
     assert comparable(sent[1]) == comparable(sent[0])
-    assert sent[1].headers["authorization"] == "Bearer sk-test"
+    assert sent[1].headers["authorization"] == f"Bearer {KEY}"
     assert json.loads(sent[1].content)["messages"][-1]["content"].startswith("Check “these”.")
     assert type(ours) is type(theirs) and ours.model_dump() == theirs.model_dump()
 
@@ -97,12 +103,7 @@ def test_the_async_direct_post_sends_what_openais_create_sends() -> None:
     sent: list[httpx2.Request] = []
 
     async def both() -> tuple[Any, Any]:
-        client = openai.AsyncOpenAI(
-            api_key="sk-test",
-            base_url="http://127.0.0.1:9/v1",
-            http_client=httpx2.AsyncClient(transport=capture(sent)),
-            max_retries=0,
-        )
+        client = async_client(capture(sent))
         return await client.chat.completions.create(**kwargs), await completions.direct_acreate(client)(**kwargs)
 
     theirs, ours = asyncio.run(both())
@@ -123,19 +124,12 @@ OPTIONS = [  # extra_* and timeout: request options, not body keys; omitted valu
 def test_options_go_where_create_puts_them(extra: dict[str, Any]) -> None:
     kwargs = {"model": "m", "messages": MESSAGES, **extra}
     sent: list[httpx2.Request] = []
-    client = openai.OpenAI(
-        api_key="k", base_url="http://127.0.0.1:9/v1", http_client=httpx2.Client(transport=capture(sent)), max_retries=0
-    )
+    client = sync_client(capture(sent))
     client.chat.completions.create(**kwargs)
     completions.direct_create(client)(**kwargs)
 
     async def both() -> None:
-        aclient = openai.AsyncOpenAI(
-            api_key="k",
-            base_url="http://127.0.0.1:9/v1",
-            http_client=httpx2.AsyncClient(transport=capture(sent)),
-            max_retries=0,
-        )
+        aclient = async_client(capture(sent))
         await aclient.chat.completions.create(**kwargs)
         await completions.direct_acreate(aclient)(**kwargs)
 
@@ -150,9 +144,7 @@ def test_options_go_where_create_puts_them(extra: dict[str, Any]) -> None:
 def test_what_create_refuses_is_refused() -> None:
     """A stream, a keyword create() does not take, a request without model or messages: refused, not sent."""
     sent: list[httpx2.Request] = []
-    client = openai.OpenAI(
-        api_key="k", base_url="http://127.0.0.1:9/v1", http_client=httpx2.Client(transport=capture(sent))
-    )
+    client = sync_client(capture(sent))
     create = completions.direct_create(client)
     with pytest.raises(ValueError, match="streamed"):
         create(model="m", messages=MESSAGES, stream=True)
@@ -174,9 +166,7 @@ def test_what_create_refuses_is_refused() -> None:
 def test_an_error_status_raises_what_create_raises(status: int, body: dict[str, Any], error: type) -> None:
     """client.explain() reads openai's exception classes, status codes and error codes."""
     transport = httpx2.MockTransport(lambda request: httpx2.Response(status, json=body))
-    client = openai.OpenAI(
-        api_key="k", base_url="http://127.0.0.1:9/v1", http_client=httpx2.Client(transport=transport), max_retries=0
-    )
+    client = sync_client(transport)
     raised = []
     for create in (client.chat.completions.create, completions.direct_create(client)):
         with pytest.raises(error) as caught:
