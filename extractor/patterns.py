@@ -112,10 +112,11 @@ def ends_at(pattern: re.Pattern[str]) -> Callable[[str, int], bool]:
     those are searched, not the whole prefix again for every end. Any other pattern searches the prefix."""
     body = pattern.pattern.removesuffix(r"\s*$")
     anchored = list(sre_parse.parse(pattern.pattern, pattern.flags))[-1:] == [(sre.AT, sre.AT_END)]  # no "a|b$"
-    width = sre.MAXREPEAT
+    width, last = sre.MAXREPEAT, None
     if body != pattern.pattern and anchored and not pattern.flags & re.M:
         with contextlib.suppress(re.error):  # the rest is no pattern of its own: the prefix is searched
-            width = sre_parse.parse(body, pattern.flags).getwidth()[1]
+            parsed = sre_parse.parse(body, pattern.flags)
+            width, last = parsed.getwidth()[1], _last_characters(parsed)
     if width >= sre.MAXREPEAT:
         return lambda text, end: pattern.search(text, 0, end) is not None
 
@@ -123,9 +124,39 @@ def ends_at(pattern: re.Pattern[str]) -> Callable[[str, int], bool]:
         start = end
         while start and text[start - 1].isspace():
             start -= 1
+        if last is not None and (not start or screen_text(text[start - 1]) not in last):
+            return False  # X must end right before the spaces, in one of its last characters: "$5", "of 5" end in none
         return pattern.search(text, max(0, start - width), end) is not None
 
     return test
+
+
+def _last_characters(items: Sequence) -> frozenset[str] | None:
+    """The characters a match of a parsed pattern can end in, as screen_text writes them (lower-case ASCII: a
+    case-blind pattern's, and a case-sensitive one's, widened), read from its last items: literals, alternations,
+    groups and repeats of at least one. None when unknown, not ASCII, or a space (it could be one of the spaces
+    that follow)."""
+    for op, arg in reversed(list(items)):
+        if op is sre.AT:
+            continue  # \b, ^: no character; the item before ends the match
+        if op is sre.LITERAL:
+            found: set[str] | frozenset[str] | None = {chr(arg)}
+        elif op is sre.IN:
+            found = {chr(value) for kind, value in arg if kind is sre.LITERAL}
+            found = found if len(found) == len(arg) else None  # a range, class or negation: unknown
+        elif op is sre.BRANCH:
+            ends = [_last_characters(branch) for branch in arg[1]]
+            found = None if any(end is None for end in ends) else set().union(*ends)  # type: ignore[arg-type]
+        elif op is sre.SUBPATTERN:
+            found = _last_characters(arg[3])
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and arg[0] >= 1:
+            found = _last_characters(arg[2])
+        else:
+            found = None
+        if not found or not all(char.isascii() and not char.isspace() for char in found):
+            return None  # a case-blind match folds case beyond ASCII (screen_text writes the four ASCII folds)
+        return frozenset(char.lower() for char in found)
+    return None
 
 
 def union(phrase_lists: Iterable[tuple[str, ...]]) -> tuple[str, ...]:

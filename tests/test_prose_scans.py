@@ -7,6 +7,7 @@ import itertools
 import re
 import sys
 from pathlib import Path
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
 from fixture_paths import SEED_002
@@ -20,7 +21,7 @@ from extractor.llm import grounding
 from extractor.llm.markdown import flat
 from extractor.loaders import cover, load, load_text
 from extractor.numbers import NUMBER_RE, WORD_NUMBERS, scale_exponent, scale_word_after
-from extractor.patterns import ends_at, finditer_from, may_match, required_phrases, screen_text
+from extractor.patterns import _last_characters, ends_at, finditer_from, may_match, required_phrases, screen_text
 from extractor.periods import MONTH_NAMES, FiscalCalendar
 from extractor.schemas.concepts import to_facts
 from extractor.tables import tokens
@@ -215,6 +216,14 @@ def test_screen_text_folds_every_character_a_case_blind_ascii_literal_matches() 
         assert may_match(phrases, screen_text(text))
 
 
+def test_the_references_are_screened_by_their_last_characters() -> None:
+    """A number's reference test first looks at the one character before its spaces ("$5", "of 5": no
+    reference ends in "$" or a space); the lexicon's pattern gives the characters its words end in."""
+    body = coverage.LEXICON.references.pattern.removesuffix(r"\s*$")
+    last = _last_characters(sre_parse.parse(body, coverage.LEXICON.references.flags))
+    assert last is not None and {"c", "e", "."} <= last and not {"$", "5", " "} & last
+
+
 @pytest.mark.parametrize(
     "pattern",
     [
@@ -223,13 +232,21 @@ def test_screen_text_folds_every_character_a_case_blind_ascii_literal_matches() 
         re.compile(r"(?<!\d)No\.?\s*$"),  # a look-behind reaches before the window
         re.compile(r"a|note\s*$", re.I),  # not anchored as a whole: the prefix is searched
         re.compile(r"note\s", re.I),  # no anchor at all
+        re.compile(r"\b(?:Forms|Rule|No\.|#)\s*$"),  # case-sensitive: its last characters screened case-blind
+        re.compile(r"(?:Item|Section)s?\s*$", re.I),  # may end in "s" or not: no last-character screen
+        re.compile(r"\b(?:Notes|Par+s|Topi[ck])\b\s*$", re.I),  # "ſ" and the Kelvin sign fold to s and k
     ],
     ids=lambda p: p.pattern[:24],
 )
 def test_ends_at_agrees_with_searching_the_whole_prefix(pattern: re.Pattern[str]) -> None:
     ends = ends_at(pattern)
     checked = 0
-    for sentence in [*SENTENCES, "Note \n", "No.\u00a0 5, \u2003note\n\n"]:
+    for sentence in [
+        *SENTENCES,
+        "Note \n",
+        "No.\u00a0 5, \u2003note\n\n",
+        "Noteſ 4, ParS 5 and topi\u212a 6; Forms § 7",
+    ]:
         for end in range(len(sentence) + 1):
             assert ends(sentence, end) == (pattern.search(sentence[:end]) is not None), (sentence[:end], pattern)
             checked += 1

@@ -223,24 +223,19 @@ def _table_block(index: int, table: Table) -> Block:
     label = f"table {index + 1}" + (f" ('{title[:60]}')" if title else "")
     block = Block("table", index, table.start, table.end, label)
     block.out_of_scope = _out_of_scope(table.title, table.caption)
+    headers = [column.header.strip() for column in table.columns]  # each column's, read once, not once a cell
+    header_reasons = [_out_of_scope(header) for header in headers]
     for r, row in enumerate(table.rows):
         row_reason = _out_of_scope(row.label, row.group)
+        row_label = row.label.strip() or None
         for c, cell in enumerate(row.cells):
-            column = table.columns[c] if c < len(table.columns) else None
-            header = column.header.strip() if column else None
-            reason = ("a year" if is_year_cell(cell) else None) or row_reason or _out_of_scope(header)
+            if not cell.numbers:
+                continue
+            header = headers[c] if c < len(headers) else None
+            reason = ("a year" if is_year_cell(cell) else None) or row_reason or (header_reasons[c] if header else None)
             for number in cell.numbers:
                 block.numbers.append(
-                    Printed(
-                        number.start,
-                        number.end,
-                        number.text,
-                        row.label.strip() or None,
-                        header or None,
-                        c,
-                        r,
-                        reason,
-                    )
+                    Printed(number.start, number.end, number.text, row_label, header or None, c, r, reason)
                 )
     return block
 
@@ -296,8 +291,11 @@ def _no_amount(match: re.Match[str], sentence: str, text: str, end: int) -> str 
 
 
 def _clip(text: str, width: int = 50) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    """The text's start on one line, at most `width` characters: only its first `width` words are joined (as many
+    words print more than `width` characters), not a whole paragraph for a label."""
+    words = text.split(None, width)
+    flat = " ".join(words[:width])
+    return flat if len(words) <= width and len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _period(instant: date | None, start: date | None, end: date | None) -> Period:

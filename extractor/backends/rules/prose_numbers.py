@@ -173,9 +173,10 @@ def _is_year_like(sentence: str, start: int, end: int, digits: str) -> bool:
 
 
 def _in_date(sentence: str, start: int, end: int) -> bool:
-    """The day of "March 1, 2024", or the year of "March 1, 2024" or "March 2024"."""
-    return _after_month(sentence, start) and (
-        bool(_MONTH_DAY_AFTER.match(sentence, end)) or bool(YEAR_DIGITS.fullmatch(sentence, start, end))
+    """The day of "March 1, 2024", or the year of "March 1, 2024" or "March 2024". What follows the number and
+    its digits are asked first: most numbers are followed by no ", 2024" and are no year, and need no look back."""
+    return bool(_MONTH_DAY_AFTER.match(sentence, end) or YEAR_DIGITS.fullmatch(sentence, start, end)) and _after_month(
+        sentence, start
     )
 
 
