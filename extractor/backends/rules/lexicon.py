@@ -7,6 +7,7 @@ loads them once and answers the questions the table mapper asks.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
 from typing import Literal, NamedTuple, TypeAlias, TypeVar, get_args
@@ -95,6 +96,7 @@ EXPENSE_LINES = regex(_TABLES["patterns"]["expense_lines"], re.I)
 AWARD_PHRASES: list[tuple[str, ...]] = [required_phrases(pattern) for _, pattern in AWARD_PATTERNS]
 
 
+@lru_cache(maxsize=4096)  # a note asks about its column headers, row labels and years again and again
 def find_award(text: str | None) -> AwardType | None:
     """The award type a phrase names, most specific pattern first."""
     if not text:
