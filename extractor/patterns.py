@@ -112,11 +112,11 @@ def ends_at(pattern: re.Pattern[str]) -> Callable[[str, int], bool]:
     those are searched, not the whole prefix again for every end. Any other pattern searches the prefix."""
     body = pattern.pattern.removesuffix(r"\s*$")
     anchored = list(sre_parse.parse(pattern.pattern, pattern.flags))[-1:] == [(sre.AT, sre.AT_END)]  # no "a|b$"
-    width, last = sre.MAXREPEAT, None
+    width, end_chars = sre.MAXREPEAT, None
     if body != pattern.pattern and anchored and not pattern.flags & re.M:
         with contextlib.suppress(re.error):  # the rest is no pattern of its own: the prefix is searched
             parsed = sre_parse.parse(body, pattern.flags)
-            width, last = parsed.getwidth()[1], _last_characters(parsed)
+            width, end_chars = parsed.getwidth()[1], _last_characters(parsed)
     if width >= sre.MAXREPEAT:
         return lambda text, end: pattern.search(text, 0, end) is not None
 
@@ -124,7 +124,7 @@ def ends_at(pattern: re.Pattern[str]) -> Callable[[str, int], bool]:
         start = end
         while start and text[start - 1].isspace():
             start -= 1
-        if last is not None and (not start or screen_text(text[start - 1]) not in last):
+        if end_chars is not None and (not start or screen_text(text[start - 1]) not in end_chars):
             return False  # X must end right before the spaces, in one of its last characters: "$5", "of 5" end in none
         return pattern.search(text, max(0, start - width), end) is not None
 
@@ -132,10 +132,11 @@ def ends_at(pattern: re.Pattern[str]) -> Callable[[str, int], bool]:
 
 
 def _last_characters(items: Sequence) -> frozenset[str] | None:
-    """The characters a match of a parsed pattern can end in, as screen_text writes them (lower-case ASCII: a
-    case-blind pattern's, and a case-sensitive one's, widened), read from its last items: literals, alternations,
-    groups and repeats of at least one. None when unknown, not ASCII, or a space (it could be one of the spaces
-    that follow)."""
+    """The characters a match of a parsed pattern can end in, lower-cased, read from its last items (literals,
+    classes of literals, alternations, groups, repeats of at least one); None when unknown, not ASCII, or a space
+    (it could be one of the spaces after it). A text's character is in the set, as screen_text writes it, whenever
+    it matches one of them, with or without re.I: the ASCII letters' case-blind matches are their two cases and
+    the four characters screen_text folds to them (tests/test_prose_scans.py checks every code point)."""
     for op, arg in reversed(list(items)):
         if op is sre.AT:
             continue  # \b, ^: no character; the item before ends the match

@@ -231,8 +231,8 @@ def _table_block(index: int, table: Table) -> Block:
         for c, cell in enumerate(row.cells):
             if not cell.numbers:
                 continue
-            header = headers[c] if c < len(headers) else None
-            reason = ("a year" if is_year_cell(cell) else None) or row_reason or (header_reasons[c] if header else None)
+            header, header_reason = (headers[c], header_reasons[c]) if c < len(headers) else (None, None)
+            reason = ("a year" if is_year_cell(cell) else None) or row_reason or header_reason
             for number in cell.numbers:
                 block.numbers.append(
                     Printed(number.start, number.end, number.text, row_label, header or None, c, r, reason)
