@@ -150,6 +150,9 @@ class _State:
     # The one day or month an earlier sentence of the paragraph named ("On February 19, 2025, we granted …"):
     # the date of a later flow that names none ("The fair value of the options granted was $79.53").
     paragraph_when: Span | None = None
+    # The cues of each set of units a number group may take, with their places in the lexicon (_nearest's
+    # candidates): made once per note, not once per group.
+    candidates: dict[tuple[int, frozenset[str]], list[tuple[int, Cue]]] = field(default_factory=dict)
 
 
 def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
@@ -170,8 +173,17 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
     return groups
 
 
+def _candidates(cues: tuple[Cue, ...], units: set[str], state: _State) -> list[tuple[int, Cue]]:
+    """The cues of a unit the group may take, with their places in the lexicon (which break ties)."""
+    key = (id(cues), frozenset(units))
+    found = state.candidates.get(key)
+    if found is None:
+        found = state.candidates[key] = [(order, cue) for order, cue in enumerate(cues) if cue.unit in units]
+    return found
+
+
 def _nearest(
-    cues: tuple[Cue, ...], units: set[str], before_window: Window, after_window: Window, clause_window: Window
+    candidates: list[tuple[int, Cue]], before_window: Window, after_window: Window, clause_window: Window
 ) -> Cue | None:
     """The cue nearest the number in the window before it (its last match), else in the one after it (its first). Whether a cue may
     claim the number here (its `require` and `not` patterns) is asked, nearest first, only of cues that
@@ -189,7 +201,6 @@ def _nearest(
     def first_allowed(found: list[tuple[int, int, Cue]]) -> Cue | None:
         return next((cue for _, _, cue in sorted(found, key=lambda f: f[:2]) if allowed(cue)), None)
 
-    candidates = [(order, cue) for order, cue in enumerate(cues) if cue.unit in units]
     cue = first_allowed(
         [
             (len(before) - m.end(), order, cue)
@@ -328,20 +339,21 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
     clause_starts = [0] + [m.end() for m in _SEMICOLON.finditer(text)]
     groups = _groups(numbers, text)
     previous: tuple[Cue, list[Number]] | None = None
+    group_units = [set.intersection(*(n.units for n in group)) for group in groups]  # the units all its numbers take
     for index, group in enumerate(groups):
         clause_start = max(s for s in clause_starts if s <= group[0].start)
         clause_end = min([s for s in clause_starts if s > group[-1].end] + [len(text)])
-        units = set.intersection(*(n.units for n in group))
+        units = group_units[index]
         # The window reaches back to the previous number that could compete for the same cue (one of the
         # same unit): "authorized shares of $0.10 par value common stock is 33.0 billion".
-        earlier = [g for g in groups[:index] if set.intersection(*(n.units for n in g)) & units]
-        later = [g for g in groups[index + 1 :] if set.intersection(*(n.units for n in g)) & units]
+        earlier = [g for g, u in zip(groups[:index], group_units) if u & units]
+        later = [g for g, u in zip(groups[index + 1 :], group_units[index + 1 :]) if u & units]
         window_start = max(clause_start, earlier[-1][-1].tail_end if earlier else 0)
         window_end = min(clause_end, later[0][0].start if later else len(text))
         joins = list(_CLAUSE_JOIN.finditer(text, window_start, group[0].start)) if earlier else []
         before = window(joins[-1].end() if joins else window_start, group[0].start)
         after = window(group[-1].tail_end, window_end)
-        cue = _nearest(cues, units, before, after, window(clause_start, clause_end))
+        cue = _nearest(_candidates(cues, units, state), before, after, window(clause_start, clause_end))
         if cue is None and previous and previous[0].unit in units:
             gap_start = previous[1][-1].tail_end
             gap = "".join(
