@@ -252,12 +252,14 @@ def _nearest_award(before_window: Window, after_window: Window) -> AwardType | N
     return min(hits)[2] if hits else None
 
 
-def _award(cue: Cue, nearest: AwardType | None, clause: str, sentence: ProseSentence) -> AwardType | None:
+def _award(cue: Cue, before: Window, after: Window, clause: str, sentence: ProseSentence) -> AwardType | None:
+    """The award type of the numbers a cue claims: the cue's own, else the one named nearest them (looked for
+    only then), the clause's, or the paragraph's."""
     if cue.award == "none":
         return None
     if cue.award in AWARD_TYPES:
         return cue.award
-    named = nearest or find_award(clause)
+    named = _nearest_award(before, after) or find_award(clause)
     if named is None:
         named = find_award(sentence.text) if cue.award == "espp_only" else None
     if named is None:
@@ -330,6 +332,8 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         state.paragraph_when = named_day(phrases)
     inside = [(p.start, p.end) for p in phrases]
     numbers = [n for n in find_numbers(text) if not any(s <= n.start < e for s, e in inside)]
+    if not numbers:
+        return  # most sentences: nothing to read
     screened = screen_text(text)  # sliced with the text: its windows' screens (it has the text's length)
 
     def window(start: int, end: int) -> Window:
@@ -376,7 +380,7 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         spans = _spans_for(group, phrases, clause_start, respectively)
         if carried and cue.period == "flow":
             spans = [carried] * len(group)
-        award = _award(cue, _nearest_award(before, after), text[clause_start:clause_end], sentence)
+        award = _award(cue, before, after, text[clause_start:clause_end], sentence)
         for number, span in zip(group, spans):
             absolute = (sentence.start + number.start, sentence.start + number.end)
             if absolute in state.used:
