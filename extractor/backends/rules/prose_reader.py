@@ -151,8 +151,8 @@ class _State:
     # the date of a later flow that names none ("The fair value of the options granted was $79.53").
     paragraph_when: Span | None = None
     # The cues of each set of units a number group may take, with their places in the lexicon (_nearest's
-    # candidates): made once per note, not once per group.
-    candidates: dict[tuple[int, frozenset[str]], list[tuple[int, Cue]]] = field(default_factory=dict)
+    # candidates), and the cues they were taken from: made once per note, not once per group.
+    candidates: dict[frozenset[str], tuple[tuple[Cue, ...], list[tuple[int, Cue]]]] = field(default_factory=dict)
 
 
 def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
@@ -175,11 +175,11 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
 
 def _candidates(cues: tuple[Cue, ...], units: set[str], state: _State) -> list[tuple[int, Cue]]:
     """The cues of a unit the group may take, with their places in the lexicon (which break ties)."""
-    key = (id(cues), frozenset(units))
-    found = state.candidates.get(key)
-    if found is None:
-        found = state.candidates[key] = [(order, cue) for order, cue in enumerate(cues) if cue.unit in units]
-    return found
+    key = frozenset(units)
+    kept = state.candidates.get(key)
+    if kept is None or kept[0] is not cues:
+        kept = state.candidates[key] = (cues, [(order, cue) for order, cue in enumerate(cues) if cue.unit in units])
+    return kept[1]
 
 
 def _nearest(
