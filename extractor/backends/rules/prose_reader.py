@@ -150,9 +150,10 @@ class _State:
     # The one day or month an earlier sentence of the paragraph named ("On February 19, 2025, we granted …"):
     # the date of a later flow that names none ("The fair value of the options granted was $79.53").
     paragraph_when: Span | None = None
+    cues: tuple[Cue, ...] = field(default_factory=load_cues)
     # The cues of each set of units a number group may take, with their places in the lexicon (_nearest's
-    # candidates), and the cues they were taken from: made once per note, not once per group.
-    candidates: dict[frozenset[str], tuple[tuple[Cue, ...], list[tuple[int, Cue]]]] = field(default_factory=dict)
+    # candidates): made once per note, not once per group.
+    candidates: dict[frozenset[str], list[tuple[int, Cue]]] = field(default_factory=dict)
 
 
 def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
@@ -173,13 +174,13 @@ def _groups(numbers: list[Number], sentence: str) -> list[list[Number]]:
     return groups
 
 
-def _candidates(cues: tuple[Cue, ...], units: set[str], state: _State) -> list[tuple[int, Cue]]:
+def _candidates(units: set[str], state: _State) -> list[tuple[int, Cue]]:
     """The cues of a unit the group may take, with their places in the lexicon (which break ties)."""
     key = frozenset(units)
-    kept = state.candidates.get(key)
-    if kept is None or kept[0] is not cues:
-        kept = state.candidates[key] = (cues, [(order, cue) for order, cue in enumerate(cues) if cue.unit in units])
-    return kept[1]
+    found = state.candidates.get(key)
+    if found is None:
+        found = state.candidates[key] = [(order, cue) for order, cue in enumerate(state.cues) if cue.unit in units]
+    return found
 
 
 def _nearest(
@@ -321,8 +322,7 @@ _SEMICOLON = regex(";")
 _FOR_THE = regex(r"\b(?:for|in|during|as of|at) the\b")
 
 
-def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] | None = None) -> None:
-    cues = cues or load_cues()
+def read_sentence(sentence: ProseSentence, state: _State) -> None:
     text = sentence.text
     if sentence.paragraph != state.last_paragraph:
         state.last_unrecognized, state.last_paragraph, state.paragraph_when = None, sentence.paragraph, None
@@ -357,7 +357,7 @@ def read_sentence(sentence: ProseSentence, state: _State, cues: tuple[Cue, ...] 
         joins = list(_CLAUSE_JOIN.finditer(text, window_start, group[0].start)) if earlier else []
         before = window(joins[-1].end() if joins else window_start, group[0].start)
         after = window(group[-1].tail_end, window_end)
-        cue = _nearest(_candidates(cues, units, state), before, after, window(clause_start, clause_end))
+        cue = _nearest(_candidates(units, state), before, after, window(clause_start, clause_end))
         if cue is None and previous and previous[0].unit in units:
             gap_start = previous[1][-1].tail_end
             gap = "".join(
@@ -480,7 +480,6 @@ def read_prose(
     """Read every sentence; numbers at `used` spans (already read by another rule) are skipped. Unscaled
     dollars are read only when the note's dollar scale is known (`usd_scale`, applied by the caller)."""
     state = _State(note, calendar, fiscal_end, set(used), Reading(), usd_scale=usd_scale)
-    cues = load_cues()
     for sentence in sentences:
-        read_sentence(sentence, state, cues)
+        read_sentence(sentence, state)
     return state.reading
