@@ -9,16 +9,17 @@ worker processes and the event loop: extractor.bulk.work.)
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from extractor.backends.choice import Extract
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
 from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.usage import Usage
 from extractor.loaders import load
-from extractor.validator import validate
+from extractor.validator import set_aside, validate
 
 INTERNAL_ERROR = "internal error, please report it: {error}"
 
@@ -41,7 +42,7 @@ class Attempt:
 
 def attempt(
     path: Path,
-    extract: Callable[[Document], Extraction],
+    extract: Extract,
     validated: bool = False,
     accepted: Collection[str] = (),
     keep_facts: bool = False,
@@ -67,17 +68,24 @@ def attempt(
 
 def extract_document(
     document: Document,
-    extract: Callable[[Document], Extraction],
+    extract: Extract,
     validated: bool = True,
     accepted: Collection[str] = (),
     keep_facts: bool = False,
 ) -> Extraction:
     """Extract a loaded document and, when `validated`, attach the validator's findings on it (those
-    in `accepted` set aside): every caller gets extraction and validation the same way. `keep_facts`: for a
+    in `accepted` set aside): every caller gets extraction and validation the same way, and the document is
+    validated once (the backend's own validation, when it made one on its way). `keep_facts`: for a
     caller that writes the facts next (`Extraction.take_facts`), not for one that hands the extraction on."""
-    extraction = extract(document)
-    if validated:
+    extraction = extract(document, validated=validated)
+    if not validated:
+        return extraction
+    if extraction.validation is None:
         extraction.validation = validate(extraction, document, accepted, keep_facts=keep_facts)
+        return extraction
+    extraction.validation = set_aside(extraction.validation, accepted)
+    if not keep_facts:
+        extraction.forget_facts()
     return extraction
 
 

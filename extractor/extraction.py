@@ -99,5 +99,9 @@ class Extraction(BaseModel):
             return kept[1]
         return self.facts()
 
+    def forget_facts(self) -> None:
+        """Drop what `keep_facts` kept, for a caller that hands the extraction on instead of writing its facts."""
+        self.__dict__.pop(_KEPT, None)
+
 
 _KEPT = "kept_facts_for"  # the key of keep_facts in an extraction's __dict__ (no field has this name)

@@ -23,7 +23,8 @@ from fixture_paths import FIXTURES
 from llm_server import ScriptedServer, error_reply, tool_reply
 from scripted_answers import quoted_answer
 
-from extractor import sections, validator
+import extractor
+from extractor import attempt, sections, validator
 from extractor.backends import hybrid, rules
 from extractor.backends import llm as llm_backend
 from extractor.backends.choice import BackendName
@@ -55,7 +56,7 @@ def server():
 def validations(monkeypatch) -> Counter[str]:
     """Every call of the validator, by the module that made it."""
     calls: Counter[str] = Counter()
-    for module in (llm_backend, work, hybrid):
+    for module in (llm_backend, work, hybrid, attempt, rules):
         monkeypatch.setattr(module, "validate", _counting(calls, module.__name__))
     return calls
 
@@ -151,6 +152,53 @@ def test_a_hybrid_document_is_not_validated_again_after_its_merge(server, valida
     assert validations[work.__name__] == 0
     assert validations[hybrid.__name__] == (1 if path == SEED else 2)  # the rules', then the merged extraction's
     assert recorded_findings(rendered) == fresh_findings(rendered, path)
+
+
+@pytest.mark.parametrize("backend", ["llm", "hybrid"])
+def test_the_front_door_validates_a_document_once_and_as_a_second_validation_would(server, validations, backend):
+    """extractor.extract (and so `extractor extract` and the eval harness, through the same attempt) takes the
+    validation the LLM and hybrid backends made on their way instead of validating the document again."""
+    server.script.append(tool_reply(answer()))
+    extraction = extractor.extract(SEED, backend, llm=settings(server))
+    assert validations[attempt.__name__] == 0
+    assert sum(validations.values()) == 1  # the LLM's re-ask check; hybrid's check of the rules (no block asked)
+    assert extraction.validation == validate(extraction, load(SEED))
+    assert extractor.extract(SEED, "rules").validation == validate(rules.extract(load(SEED)), load(SEED))
+
+
+def test_the_front_door_sets_aside_accepted_findings_of_a_validation_made_on_the_way(server):
+    """A reviewer's accepted findings are set aside from the backend's validation as validate would set them aside."""
+    wrong = answer()
+    wrong["award_activity"][0]["rows"][4]["count"]["printed"] = "2,831"  # a roll-forward that does not add up
+    server.script += [tool_reply(wrong)] * 4
+    config = settings(server, feedback_reasks=0)
+    first = extractor.extract(SEED, "llm", llm=config).validation
+    assert first is not None and first.errors and not first.accepted
+    accepted = {first.errors[0].id}
+    extraction = extractor.extract(SEED, "llm", llm=config, accepted=accepted)
+    assert extraction.validation == validate(extraction, load(SEED), accepted)
+    assert [f.id for f in extraction.validation.accepted] == [*accepted]
+    assert extraction.validation.findings == [f for f in first.findings if f.id not in accepted]
+    unvalidated = extractor.extract(SEED, "llm", llm=config, validate=False)
+    assert unvalidated.validation is None and unvalidated.note == extraction.note
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_an_attempt_keeps_the_backends_merged_facts_only_for_a_writer(server, keep):
+    """With keep_facts (extract --format facts, the eval harness) the facts the backend's validation merged are
+    handed over; without (the Python front door hands the extraction on) they are not kept beside it."""
+    server.script.append(tool_reply(answer()))
+    tried = attempt.attempt(SEED, extractor_for_llm(server), validated=True, keep_facts=keep)
+    assert tried.extraction is not None
+    kept = tried.extraction.__dict__.get("kept_facts_for")
+    assert (kept is not None) is keep
+    assert tried.extraction.take_facts() == to_facts(tried.extraction.note)
+
+
+def extractor_for_llm(server: ScriptedServer) -> Any:
+    from extractor.backends.choice import extractor_for
+
+    return extractor_for(BackendName.llm, settings(server))
 
 
 def test_a_bulk_document_renders_the_facts_its_validation_merged_and_the_same_rows(server):

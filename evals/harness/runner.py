@@ -14,8 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from extractor.attempt import attempt
+from extractor.backends.choice import Extract
 from extractor.code_version import code_version
-from extractor.document import Document
 from extractor.evals.harness.loose import LooseCounts, loose_score
 from extractor.evals.harness.metrics import Counts, grounding_rate, tally, tally_by
 from extractor.evals.harness.outcomes import FactOutcome, fact_outcomes
@@ -110,9 +110,6 @@ def _loose_total(documents: list[DocumentResult]) -> LooseCounts | None:
     for counts in scored:
         total.add(counts)
     return total
-
-
-Extract = Callable[[Document], Extraction]
 
 
 def run_suite(

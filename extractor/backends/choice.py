@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from extractor.document import Document
@@ -28,8 +27,16 @@ def resolve_backend(name: BackendName, config: LLMConfig) -> tuple[BackendName, 
     return BackendName.rules, "backend auto: rules (no LLM endpoint or key configured)"
 
 
-def extractor_for(name: BackendName, config: LLMConfig) -> Callable[[Document], Extraction]:
-    """A function from Document to Extraction; LLM clients are only made when an LLM backend is chosen.
+class Extract(Protocol):
+    """A backend as one function: the document's extraction, and with `validated` its validation against the
+    document attached. The LLM and hybrid backends validate on their way (the re-ask check, the merged note's
+    check), so a caller that wants the validation asks for it here instead of validating a second time."""
+
+    def __call__(self, document: Document, /, *, validated: bool = False) -> Extraction: ...
+
+
+def extractor_for(name: BackendName, config: LLMConfig) -> Extract:
+    """The chosen backend as an `Extract`; LLM clients are only made when an LLM backend is chosen.
 
     The backends are imported here, not at the top: the LLM ones import openai and instructor (half a
     second), which the rules backend and everything that only needs BackendName should not pay for."""
@@ -42,5 +49,9 @@ def extractor_for(name: BackendName, config: LLMConfig) -> Callable[[Document], 
 
     llm = LLMBackend(config)
     if name is BackendName.hybrid:
-        return lambda document: hybrid.extract(document, llm)
+
+        def extract_hybrid(document: Document, *, validated: bool = False) -> Extraction:
+            return hybrid.extract(document, llm, validated)
+
+        return extract_hybrid
     return llm.extract

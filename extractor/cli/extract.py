@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from enum import Enum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING
 import typer
 
 from extractor.attempt import attempt, iter_files
-from extractor.backends.choice import BackendName
+from extractor.backends.choice import BackendName, Extract
 from extractor.cli.common import (
     ACCEPT_HELP,
     accepted_findings,
@@ -40,7 +40,6 @@ from extractor.cli.options import (
     backend_runner,
     llm_flags,
 )
-from extractor.document import Document
 from extractor.extraction import Extraction
 from extractor.findings import Validation
 from extractor.llm.errors import EndpointError
@@ -149,7 +148,7 @@ def extract_command(
 
 def _extract_each(
     inputs: list[Path],
-    run: Callable[[Document], Extraction],
+    run: Extract,
     validate_output: bool,
     accepted: Collection[str],
     verbose: bool,

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from extractor.backends.choice import BackendName, extractor_for, resolve_backend
+from extractor.backends.choice import BackendName, Extract, extractor_for, resolve_backend
 from extractor.cli.common import err
 from extractor.cli.console import escape
-from extractor.document import Document
-from extractor.extraction import Extraction
 from extractor.llm.cassettes import CacheMode
 from extractor.llm.modes import StructuredMode
 
@@ -152,7 +149,7 @@ def chosen_backend(
 
 def backend_runner(
     backend: BackendName, flags: dict[str, object], config: Path | None
-) -> tuple[BackendName, Callable[[Document], Extraction], LLMConfig | None]:
+) -> tuple[BackendName, Extract, LLMConfig | None]:
     """The chosen backend as a function of one document, with its LLM settings: None for rules, which reads
     none (the settings model, prompts and config file are then never loaded)."""
     if backend is BackendName.rules:

@@ -51,6 +51,7 @@ __all__ = [
     "Validation",
     "read_accepted",
     "relation_members",
+    "set_aside",
     "validate",
     "validate_facts",
 ]
@@ -152,17 +153,31 @@ def _run(
     coverage = check_coverage(facts, document) if isinstance(document, Document) else None
     if coverage is not None and next(iter(facts), None) is not None:  # nothing extracted: coverage.empty says it
         findings.extend(coverage.findings)
-    kept, set_aside = findings, []
-    if accepted:  # an id hashes the finding's facts: computed only when there are ids to compare it with
-        ids = [f.id for f in findings]
-        kept = [f for f, id_ in zip(findings, ids, strict=True) if id_ not in accepted]
-        set_aside = [f for f, id_ in zip(findings, ids, strict=True) if id_ in accepted]
+    kept, aside = _split(findings, accepted)
     return Validation(
         findings=kept,
-        accepted=set_aside,
+        accepted=aside,
         grounded_in_document=source is not None,
         coverage=coverage.share if coverage is not None else None,
     )
+
+
+def set_aside(validation: Validation, accepted: Collection[str]) -> Validation:
+    """`validation` with the findings whose ids are in `accepted` moved to its accepted ones: for a validation a
+    backend made on its way (backends.choice.Extract), which knew nothing of what reviewers accepted."""
+    if not accepted:
+        return validation
+    kept, aside = _split(validation.findings, accepted)
+    return validation.model_copy(update={"findings": kept, "accepted": [*validation.accepted, *aside]})
+
+
+def _split(findings: list[Finding], accepted: Collection[str]) -> tuple[list[Finding], list[Finding]]:
+    """(findings kept, findings set aside as accepted), each in its order."""
+    if not accepted:  # an id hashes the finding's facts: computed only when there are ids to compare it with
+        return findings, []
+    ids = [f.id for f in findings]
+    kept = [f for f, id_ in zip(findings, ids, strict=True) if id_ not in accepted]
+    return kept, [f for f, id_ in zip(findings, ids, strict=True) if id_ in accepted]
 
 
 def relation_members(facts: Sequence[Fact]) -> set[tuple]:

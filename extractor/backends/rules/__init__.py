@@ -13,10 +13,13 @@ from extractor.schemas.concepts import iter_located_amounts
 from extractor.schemas.stock_compensation import StockCompensationNote
 from extractor.tables import layout
 from extractor.tables.transpose import years_as_columns
+from extractor.validator import validate
 
 
-def extract(doc: Document) -> Extraction:
-    """Fill a StockCompensationNote from the document's tables, then from its sentences."""
+def extract(doc: Document, *, validated: bool = False) -> Extraction:
+    """Fill a StockCompensationNote from the document's tables, then from its sentences. `validated`: with the
+    validator's findings against the document attached, and the facts it merged kept for the writer
+    (`Extraction.take_facts`), as every backend's `validated` gives them (backends.choice.Extract)."""
     tables, paragraphs = layout(doc)
     tables = [years_as_columns(table) for table in tables]
     columns = [c for t in tables for c in t.columns]
@@ -49,7 +52,7 @@ def extract(doc: Document) -> Extraction:
             f"the note states no scale for its dollar amounts; read in {SCALE_NAMES[usd_scale]}, the only scale in "
             "which they are plausible next to its share counts and per-share values"
         )
-    return Extraction(
+    extraction = Extraction(
         document_id=doc.id,
         document_path=doc.path,
         document_sha256=doc.sha256,
@@ -61,3 +64,6 @@ def extract(doc: Document) -> Extraction:
         tables_unmapped=unmapped,
         warnings=warnings,
     )
+    if validated:
+        extraction.validation = validate(extraction, doc, keep_facts=True)
+    return extraction
