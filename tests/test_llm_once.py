@@ -56,15 +56,20 @@ def server():
 def validations(monkeypatch) -> Counter[str]:
     """Every call of the validator, by the module that made it."""
     calls: Counter[str] = Counter()
-    for module in (llm_backend, work, hybrid, attempt, rules):
+    for module in (llm_backend, work, hybrid, attempt):
         monkeypatch.setattr(module, "validate", _counting(calls, module.__name__))
+    # the rules backend imports it when asked to validate (the only caller that imports it late)
+    monkeypatch.setattr(validator, "validate", _counting(calls, rules.__name__))
     return calls
+
+
+_VALIDATE = validator.validate
 
 
 def _counting(calls: Counter[str], name: str) -> Any:
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls[name] += 1
-        return validator.validate(*args, **kwargs)
+        return _VALIDATE(*args, **kwargs)
 
     return counted
 
@@ -162,8 +167,27 @@ def test_the_front_door_validates_a_document_once_and_as_a_second_validation_wou
     extraction = extractor.extract(SEED, backend, llm=settings(server))
     assert validations[attempt.__name__] == 0
     assert sum(validations.values()) == 1  # the LLM's re-ask check; hybrid's check of the rules (no block asked)
-    assert extraction.validation == validate(extraction, load(SEED))
-    assert extractor.extract(SEED, "rules").validation == validate(rules.extract(load(SEED)), load(SEED))
+    assert extraction.validation == _VALIDATE(extraction, load(SEED))
+    validations.clear()
+    ruled = extractor.extract(SEED, "rules")
+    assert validations == {rules.__name__: 1}
+    assert ruled.validation == _VALIDATE(rules.extract(load(SEED)), load(SEED))
+
+
+def test_the_front_door_returns_the_validation_of_the_answer_it_keeps_after_a_worse_reask(server):
+    """A re-ask that made things worse is dropped with its check: the front door's validation is the kept
+    (first) answer's, not the worse one's."""
+    wrong, worse = answer(), answer()
+    wrong["award_activity"][0]["rows"][4]["count"]["printed"] = "2,831"  # a roll-forward that does not add up
+    for row in (3, 4):
+        worse["award_activity"][0]["rows"][row]["count"]["printed"] = "9,999"
+    server.script += [tool_reply(wrong), tool_reply(worse)]
+    extraction = extractor.extract(SEED, "llm", llm=settings(server))
+    assert len(server.requests) == 2 and extraction.usage is not None and extraction.usage.reasks == 1
+    assert extraction.validation is not None
+    fresh = _VALIDATE(extraction, load(SEED))
+    assert extraction.validation == fresh and any("2,831" in f.message for f in fresh.errors)
+    assert not any("9,999" in f.message for f in fresh.findings)
 
 
 def test_the_front_door_sets_aside_accepted_findings_of_a_validation_made_on_the_way(server):
@@ -173,14 +197,17 @@ def test_the_front_door_sets_aside_accepted_findings_of_a_validation_made_on_the
     server.script += [tool_reply(wrong)] * 4
     config = settings(server, feedback_reasks=0)
     first = extractor.extract(SEED, "llm", llm=config).validation
-    assert first is not None and first.errors and not first.accepted
-    accepted = {first.errors[0].id}
+    assert first is not None and len(first.findings) >= 2 and not first.accepted
+    accepted = {f.id for f in first.findings[::-1]}  # every one, named in the other order
     extraction = extractor.extract(SEED, "llm", llm=config, accepted=accepted)
-    assert extraction.validation == validate(extraction, load(SEED), accepted)
-    assert [f.id for f in extraction.validation.accepted] == [*accepted]
-    assert extraction.validation.findings == [f for f in first.findings if f.id not in accepted]
-    unvalidated = extractor.extract(SEED, "llm", llm=config, validate=False)
-    assert unvalidated.validation is None and unvalidated.note == extraction.note
+    assert extraction.validation == _VALIDATE(extraction, load(SEED), accepted)
+    assert extraction.validation.accepted == first.findings and not extraction.validation.findings  # in their order
+    assert extraction.validation.passed and not first.passed
+    some = {first.errors[0].id}
+    partly = extractor.extract(SEED, "llm", llm=config, accepted=some).validation
+    assert partly == _VALIDATE(extraction, load(SEED), some)
+    assert partly is not None and partly.findings == [f for f in first.findings if f.id not in some]
+    assert extractor.extract(SEED, "llm", llm=config, validate=False).validation is None
 
 
 @pytest.mark.parametrize("keep", [True, False])
@@ -192,7 +219,23 @@ def test_an_attempt_keeps_the_backends_merged_facts_only_for_a_writer(server, ke
     assert tried.extraction is not None
     kept = tried.extraction.__dict__.get("kept_facts_for")
     assert (kept is not None) is keep
-    assert tried.extraction.take_facts() == to_facts(tried.extraction.note)
+    if keep:
+        assert kept[0] is tried.extraction.note and kept[1] == to_facts(tried.extraction.note)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{"feedback_reasks": 0}, {"max_chars": 4000}],
+    ids=["no re-asks", "several parts"],
+)
+def test_the_llm_backends_own_final_validation_keeps_its_merged_facts(server, overrides):
+    """Where the re-ask check cannot be the validation (none made; a note read in several parts), the final
+    validation keeps the facts it merged for the writer, as every backend's `validated` does."""
+    server.responder = lambda body: tool_reply(answer())
+    extraction = LLMBackend(settings(server, **overrides)).extract(load(SEED), validated=True)
+    kept = extraction.__dict__.get("kept_facts_for")
+    assert kept is not None and kept[0] is extraction.note and kept[1] == to_facts(extraction.note)
+    assert extraction.validation == _VALIDATE(extraction, load(SEED))
 
 
 def extractor_for_llm(server: ScriptedServer) -> Any:

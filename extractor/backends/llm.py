@@ -266,7 +266,7 @@ class LLMBackend:
             extraction.validation = checked[1]
             extraction.keep_facts(checked[2])
         elif validated:
-            extraction.validation = validate(extraction, document)
+            extraction.validation = validate(extraction, document, keep_facts=True)
         return extraction
 
     def _ground(

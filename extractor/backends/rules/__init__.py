@@ -13,7 +13,6 @@ from extractor.schemas.concepts import iter_located_amounts
 from extractor.schemas.stock_compensation import StockCompensationNote
 from extractor.tables import layout
 from extractor.tables.transpose import years_as_columns
-from extractor.validator import validate
 
 
 def extract(doc: Document, *, validated: bool = False) -> Extraction:
@@ -65,5 +64,7 @@ def extract(doc: Document, *, validated: bool = False) -> Extraction:
         warnings=warnings,
     )
     if validated:
+        from extractor.validator import validate  # the backend alone does not load the validator
+
         extraction.validation = validate(extraction, doc, keep_facts=True)
     return extraction
