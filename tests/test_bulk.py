@@ -884,6 +884,25 @@ def test_a_second_ctrl_c_stops_at_once_even_with_requests_in_flight(tmp_path: Pa
     assert statuses(tmp_path / "out")["pending"] >= 2  # the interrupted documents wait for the next run
 
 
+def test_what_leads_into_the_output_folder_is_skipped_and_only_that(tmp_path: Path) -> None:
+    """Files under the output folder are no inputs, reached through a link too; a folder whose name only starts
+    like it ('out-old' beside 'out') is read."""
+    inputs, out = tmp_path / "in", tmp_path / "in" / "out"
+    (inputs / "out-old").mkdir(parents=True)
+    out.mkdir()
+    for path in (inputs / "a.txt", inputs / "out-old" / "b.txt", out / "records.jsonl"):
+        path.write_text("x")
+    os.symlink(out / "records.jsonl", inputs / "linked.txt")
+    found = sorted(source.document_id for source in discover([str(inputs)], skip=out))
+    assert found == ["a.txt", "out-old/b.txt"]
+    assert sorted(source.document_id for source in discover([str(inputs)])) == [
+        "a.txt",
+        "linked.txt",
+        "out-old/b.txt",
+        "out/records.jsonl",
+    ]
+
+
 def test_an_output_folder_inside_the_input_folder_is_never_read_as_input(tmp_path: Path) -> None:
     inputs = tmp_path / "in"
     build_corpus(inputs, 3)

@@ -167,9 +167,11 @@ def _plain(value: Any, path: str, resolve: Resolver, signed: bool = False) -> An
     if isinstance(value, QuotedAmount):
         return resolve(value, path, signed)
     if isinstance(value, BaseModel):
-        adjusting = getattr(value, "kind", None) == "adjustment"
+        fields = type(value).model_fields
+        # getattr with a default costs more: pydantic raises an AttributeError first on a model without it
+        adjusting = "kind" in fields and getattr(value, "kind") == "adjustment"  # noqa: B009
         plain = {}
-        for name in type(value).model_fields:
+        for name in fields:
             item = getattr(value, name)
             nested = isinstance(item, (BaseModel, list))
             plain[name] = _plain(item, f"{path}.{name}" if path else name, resolve, adjusting) if nested else item
