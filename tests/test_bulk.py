@@ -886,20 +886,27 @@ def test_a_second_ctrl_c_stops_at_once_even_with_requests_in_flight(tmp_path: Pa
 
 def test_what_leads_into_the_output_folder_is_skipped_and_only_that(tmp_path: Path) -> None:
     """Files under the output folder are no inputs, reached through a link too; a folder whose name only starts
-    like it ('out-old' beside 'out') is read."""
+    like it ('out-old' beside 'out') is read, and a link that loops is a failure record wherever it stands."""
     inputs, out = tmp_path / "in", tmp_path / "in" / "out"
     (inputs / "out-old").mkdir(parents=True)
     out.mkdir()
     for path in (inputs / "a.txt", inputs / "out-old" / "b.txt", out / "records.jsonl"):
         path.write_text("x")
     os.symlink(out / "records.jsonl", inputs / "linked.txt")
+    os.symlink("loop", out / "loop")  # a link that loops leads nowhere, the output folder neither: a failure record
+    os.symlink(out / "loop", inputs / "via-out")
     found = sorted(source.document_id for source in discover([str(inputs)], skip=out))
-    assert found == ["a.txt", "out-old/b.txt"]
+    assert found == ["a.txt", "out-old/b.txt", "out/loop", "via-out"]
+    assert [s.problem for s in discover([str(inputs / "via-out")], skip=out)] == [
+        "cannot be read (a symbolic link that loops)"
+    ]
     assert sorted(source.document_id for source in discover([str(inputs)])) == [
         "a.txt",
         "linked.txt",
         "out-old/b.txt",
+        "out/loop",
         "out/records.jsonl",
+        "via-out",
     ]
 
 

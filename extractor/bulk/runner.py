@@ -22,13 +22,11 @@ from typing import Protocol
 from extractor.backends.choice import BackendName
 from extractor.bulk.manifest import Manifest, Status
 from extractor.bulk.outputs import OutputWriter
-from extractor.bulk.sources import MEMBER, Source, read
+from extractor.bulk.sources import Source, read
 from extractor.bulk.work import Job, Rendered, Step, Stop, failure
 from extractor.bulk.workers import WorkerPool
 from extractor.document import LoadError
 from extractor.llm.usage import Usage
-
-INLINE_READ = 1 << 20  # bytes: a file up to this size is read on the loop, a bigger one in a thread
 
 
 class Pool(Protocol):
@@ -137,10 +135,7 @@ class BulkRun:
                     slots.release()
                     break
                 self.tally.seen += 1
-                # a small file is read here: listing it opened it here already, and a thread's round trip
-                # costs more than reading it (~0.1 ms of CPU a document)
-                small = source.size is not None and source.size <= INLINE_READ and MEMBER not in source.ref
-                job = self._read(source) if small else await asyncio.to_thread(self._read, source)
+                job = await asyncio.to_thread(self._read, source)
                 if isinstance(job, Rendered):  # could not be read: a failure record, no worker needed
                     self.manifest.saw(source.ref, job.finished.key, source.document_id)
                     await queue.put(job)

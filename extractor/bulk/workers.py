@@ -59,7 +59,6 @@ KILL_GRACE = (
     10.0  # seconds past the deadline before a worker that waits (LLM) is killed: it cancels the document itself
 )
 STAGE_BYTES = 16
-PARENT_CHECK = 0.5  # seconds a worker waits for a job before it checks that its main process is alive
 DOCUMENTS_PER_REQUEST = 2  # LLM documents a worker holds per request it may have at the endpoint
 YOUNG_OBJECTS = 20_000  # objects made between two collections of the youngest generation (Python's default: 700)
 # How long the computing thread (compute.py) may keep the interpreter while the event loop waits for it
@@ -366,7 +365,7 @@ async def _serve_async(
 
     while True:
         await slots.acquire()
-        item = await _next_job(loop, jobs, parent)
+        item = await loop.run_in_executor(None, _next_job, jobs, parent)
         if item is None:
             break
         task = asyncio.create_task(one(*item))
@@ -407,31 +406,16 @@ def _watch(parent: int) -> None:
     os._exit(0)
 
 
-async def _next_job(loop: asyncio.AbstractEventLoop, jobs: Connection, parent: int) -> tuple[int, Job | str] | None:
-    """The next job; None when the main process says finish (closes the pipe), or has died. Waited for on the
-    loop (the pipe's end registered with it), not in a thread: a thread's round trip per job cost ~0.1 ms
-    of the worker's CPU. A job is read once its first bytes are there; the main process writes it whole."""
+def _next_job(jobs: Connection, parent: int) -> tuple[int, Job | str] | None:
+    """The next job; None when the main process says finish (closes the pipe), or has died."""
     while True:
         try:
-            if jobs.poll():
+            if jobs.poll(0.5):
                 return jobs.recv()
         except (EOFError, OSError):
             return None
         if not _alive(parent):
             return None
-        readable = loop.create_future()
-        loop.add_reader(jobs.fileno(), _settle_once, readable)
-        try:
-            await asyncio.wait_for(readable, PARENT_CHECK)
-        except TimeoutError:
-            pass  # no job for a while: is the main process still there?
-        finally:
-            loop.remove_reader(jobs.fileno())
-
-
-def _settle_once(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
 
 
 def _alive(pid: int) -> bool:
