@@ -58,7 +58,7 @@ def discover(inputs: list[str], skip: Path | None = None) -> Iterator[Source]:
     part, or its name), suffix kept, so `a/x.htm` and `a/x.txt` stay two ids. Files under `skip`
     (the run's own output folder) are never inputs."""
     seen: set[str] = set()
-    skipped = skip.resolve() if skip is not None else None
+    skipped = os.path.join(skip.resolve(), "") if skip is not None else None  # the folder, resolved, and a separator
     for given in inputs:
         path = Path(given)
         if os.path.lexists(path) or not glob.has_magic(given):
@@ -73,12 +73,13 @@ def discover(inputs: list[str], skip: Path | None = None) -> Iterator[Source]:
                 yield source
 
 
-def _is_below(path: str, folder: Path) -> bool:
-    """Whether the file, links followed, is under `folder` (resolved): what `folder in Path(path).resolve().parents`
-    says, in a third of its time (asked of every input, twice). A symlink loop is not below anything: it becomes
-    a failure record when read, as Path.resolve's check for it made it (os.path.realpath does not raise on one)."""
+def _is_below(path: str, folder: str) -> bool:
+    """Whether the file, links followed, is under `folder` (resolved, ending in a separator): what
+    `folder in Path(path).resolve().parents` says, in a third of its time (asked of every input, twice). A symlink
+    loop is not below anything: it becomes a failure record when read, as Path.resolve's check for it made it
+    (os.path.realpath does not raise on one)."""
     real = os.path.realpath(path)
-    if not real.startswith(os.path.join(str(folder), "")):
+    if not real.startswith(folder):
         return False
     try:
         os.stat(real)
