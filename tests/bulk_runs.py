@@ -4,6 +4,7 @@ bulk run meets them, and waiting on a running run's records."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 import zipfile
 from pathlib import Path
@@ -59,3 +60,16 @@ def wait_for_records(out: Path, at_least: int, process: subprocess.Popen[str], t
         assert process.poll() is None, f"the run ended before {at_least} records: {process.communicate()}"
         time.sleep(0.01)
     raise AssertionError(f"no {at_least} records within {timeout} s")
+
+
+LLM_PACKAGES = ("openai", "instructor")
+
+
+def llm_packages_loaded() -> list[str]:
+    """The LLM client's packages (openai, instructor) this interpreter has imported."""
+    return sorted(name for name in sys.modules if name.split(".")[0] in LLM_PACKAGES)
+
+
+async def llm_packages_of_worker(job: object, step: object) -> list[str]:
+    """A worker handler that answers which of the LLM client's packages its interpreter imported."""
+    return llm_packages_loaded()

@@ -67,6 +67,47 @@ def test_a_rules_extraction_of_a_text_note_loads_no_llm_settings_queue_html_pars
     assert [name for name in modules if name in unused or name.split(".")[0] in ("lxml", "rich")] == []
 
 
+# A rules bulk run through the command line, then a rules worker pool, in a fresh process: the forkserver the
+# workers are forked from lives as long as the process that started it, and a pytest process may have started
+# one for an LLM run. Prints the LLM client's packages the run's own process and a worker imported.
+RUN_PROBE = """
+import asyncio, json, sys
+sys.path.insert(0, "tests")
+from bulk_runs import llm_packages_loaded, llm_packages_of_worker
+from extractor.cli import main
+sys.argv = ["extractor", "run", sys.argv[1], "--out", sys.argv[2], "--workers", "1", "--quiet"]
+try:
+    main()
+except SystemExit as exit:
+    assert not exit.code, exit.code
+driver = llm_packages_loaded()
+from extractor.backends.choice import BackendName
+from extractor.bulk.work import Job, Step
+from extractor.bulk.workers import WorkerPool
+async def worker():
+    pool = WorkerPool(1, Step(BackendName.rules), concurrency=1, handler=llm_packages_of_worker)
+    await pool.start()
+    answer = await pool.run(Job("k", "a.txt", "a", b"text"))
+    await pool.close()
+    return answer
+print(json.dumps({"driver": driver, "worker": asyncio.run(worker())}))
+"""
+
+
+def test_a_rules_bulk_run_and_its_workers_never_import_the_llm_client(tmp_path):
+    """openai and instructor took ~1.5 s to import, in the run's process and again in the forkserver its workers
+    come from: half of a small rules run's time. Only a run that asks an LLM imports them (workers.LLM_PRELOAD)."""
+    ran = subprocess.run(
+        [sys.executable, "-c", RUN_PROBE, str(SEED_000), str(tmp_path / "run")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout.splitlines()[-1]) == {"driver": [], "worker": []}
+    assert (tmp_path / "run" / "records.jsonl").read_text().count("\n") == 1
+
+
 def test_an_llm_command_still_loads_what_it_needs(tmp_path):
     """The other side: a command's own --help imports its module (eval's imports the harness)."""
     modules = loaded_by(tmp_path, "eval-runs", "--help")

@@ -14,25 +14,27 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_json
 
 from extractor.attempt import INTERNAL_ERROR
-from extractor.backends import hybrid, rules
+from extractor.backends import rules
 from extractor.backends.choice import BackendName
-from extractor.backends.llm import LLMBackend
 from extractor.bulk.compute import compute, first_come
 from extractor.bulk.manifest import Finished, Status
 from extractor.bulk.outputs import csv_rows
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
 from extractor.llm.batch import BatchAnswers, RequestRecorder, request_lines
-from extractor.llm.client import EndpointError, LLMError, make_clients
 from extractor.llm.config import LLMConfig
+from extractor.llm.errors import EndpointError, LLMError
 from extractor.llm.limits import RateLimiter
 from extractor.loaders import load_bytes
 from extractor.validator import validate
+
+if TYPE_CHECKING:  # the LLM path's modules import openai and instructor (~1.5 s): a rules run never loads them
+    from extractor.backends.llm import LLMBackend
 
 DIMS = ("award", "line_item", "bound", "year")
 BLANKS = ("",) * len(DIMS)  # the dims a fact lacks
@@ -122,6 +124,9 @@ class Step:
         at once (a worker's share of --concurrency), its computing in the worker's thread (compute.py) and
         what every request needs built before the first (LLMBackend.warm); raises what a bad prompt or key raises."""
         if self.llm_config is not None and self._llm is None:
+            from extractor.backends.llm import LLMBackend
+            from extractor.llm.client import make_clients
+
             answers: RequestRecorder | BatchAnswers | None = None
             if self.export:
                 answers = RequestRecorder()
@@ -166,6 +171,8 @@ async def handle(job: Job, step: Step) -> Rendered | Stop:
     enter("extract")
     try:
         if step.backend is BackendName.hybrid:
+            from extractor.backends import hybrid
+
             extraction = await hybrid.aextract(loaded.document, step.llm, validated=True)
         else:
             extraction = await step.llm.aextract(loaded.document, validated=True)
@@ -218,6 +225,8 @@ def _export(loaded: Loaded, step: Step) -> Rendered:
     try:
         blocks = None
         if step.backend is BackendName.hybrid:
+            from extractor.backends import hybrid
+
             planned = hybrid.plan(loaded.document, keep_facts=True)  # finish writes the facts when nothing is asked
             if not planned.asked:
                 return finish(loaded, hybrid.ruled_as_is(planned, validated=True))  # finish need not validate again

@@ -50,7 +50,11 @@ from extractor.bulk import work
 from extractor.bulk.work import Job, Rendered, Step, Stop, failure, handle, overdue, work_on
 
 CONTEXT = get_context("forkserver")  # never fork a process that has threads
-CONTEXT.set_forkserver_preload(["extractor.bulk.work"])  # imported once; each worker starts in milliseconds
+# What the forkserver imports once, so each worker starts in milliseconds: a rules run's modules, and for a run
+# that asks an LLM its client's too (openai and instructor, ~1.5 s), which a rules run never imports. The first
+# pool's backend decides (the forkserver lives as long as the process); a later LLM pool's workers import them.
+RULES_PRELOAD = ["extractor.bulk.work"]
+LLM_PRELOAD = [*RULES_PRELOAD, "extractor.backends.hybrid", "extractor.llm.client"]
 DIED = "the worker process died working on it (out of memory, or a crash)"
 READY = "ready?"  # the first message to every worker: answered once it can take jobs
 STARTED = "started"  # a worker's word that it began a job (its time limit runs from then)
@@ -195,6 +199,8 @@ class WorkerPool:
             args=(self.step, share, capacity, self.handler, jobs_in, results_out, os.getpid(), stage),
             daemon=True,
         )
+        rules_only = self.step.backend is BackendName.rules
+        CONTEXT.set_forkserver_preload(RULES_PRELOAD if rules_only else LLM_PRELOAD)  # unused once it runs
         _start_forkserver()
         process.start()
         jobs_in.close()  # the worker's ends: closed here, so its death reads as end-of-file

@@ -42,8 +42,8 @@ from extractor.cli.options import (
     llm_flags,
 )
 from extractor.llm.batch import BatchError
-from extractor.llm.client import EndpointError
 from extractor.llm.config import LLMConfig
+from extractor.llm.errors import EndpointError
 from extractor.llm.prompts import PromptError
 from extractor.loaders.decode import MAX_BYTES
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from extractor.backends.llm import LLMBackend, Spans
 from extractor.document import Document
 from extractor.errors import ExtractorError
 from extractor.llm.cassettes import CassetteMiss, request_key
+
+if TYPE_CHECKING:  # for annotations only: reading a results file (a rules process's too) needs no openai
+    from extractor.backends.llm import LLMBackend, Spans
 
 ENDPOINT = "/v1/chat/completions"
 BATCH_PRICE = Decimal("0.5")  # of the listed per-token price: https://platform.openai.com/docs/guides/batch
