@@ -38,7 +38,7 @@ demo: $(BIN)/extractor
 	$(BIN)/extractor eval evals/suites/heterogeneous
 
 ## test: lint and type-check, then run the test suite but its slow tests (installs Debian's chromium for the report's
-##       browser test when run as root); under 4 minutes on 2 cores
+##       browser test when run as root); 3-5 minutes on 2 cores, by the hour
 test: $(BIN)/extractor browser lint typecheck
 	$(BIN)/python -m pytest -q -m "not local_llm and not slow and not ray"
 
