@@ -54,7 +54,7 @@ CONTEXT = get_context("forkserver")  # never fork a process that has threads
 # that asks an LLM its client's too (openai and instructor, ~1.5 s), which a rules run never imports. The first
 # pool's backend decides (the forkserver lives as long as the process); a later LLM pool's workers import them.
 RULES_PRELOAD = ["extractor.bulk.work"]
-LLM_PRELOAD = [*RULES_PRELOAD, "extractor.backends.hybrid", "extractor.llm.client"]
+LLM_PRELOAD = [*RULES_PRELOAD, "extractor.backends.hybrid"]  # and through it the LLM backend and its client
 DIED = "the worker process died working on it (out of memory, or a crash)"
 READY = "ready?"  # the first message to every worker: answered once it can take jobs
 STARTED = "started"  # a worker's word that it began a job (its time limit runs from then)
