@@ -3,6 +3,7 @@ bulk run meets them, and waiting on a running run's records."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -73,3 +74,17 @@ def llm_packages_loaded() -> list[str]:
 async def llm_packages_of_worker(job: object, step: object) -> list[str]:
     """A worker handler that answers which of the LLM client's packages its interpreter imported."""
     return llm_packages_loaded()
+
+
+def forkservers_started() -> list[str]:
+    """The command lines of this process's children that run multiprocessing's forkserver (its preload in them)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):  # not a process, or one that ended meanwhile
+            continue
+        if parent == os.getpid() and "multiprocessing.forkserver" in command:
+            found.append(command)
+    return found

@@ -108,6 +108,47 @@ def test_a_rules_bulk_run_and_its_workers_never_import_the_llm_client(tmp_path):
     assert (tmp_path / "run" / "records.jsonl").read_text().count("\n") == 1
 
 
+# An LLM bulk run through the command line in a fresh process (see above), against a port nothing listens on:
+# records, as the run readies its step (where the LLM client is imported), the forkservers it started and the
+# LLM client's packages it had imported by then.
+LLM_RUN_PROBE = """
+import json, sys
+sys.path.insert(0, "tests")
+from bulk_runs import forkservers_started, llm_packages_loaded
+import extractor.bulk.run as bulk_run
+from extractor.cli import main
+seen, prepare = [], bulk_run.prepare_step
+def probed(*args, **kwargs):
+    seen.append({"forkservers": forkservers_started(), "imported": llm_packages_loaded()})
+    return prepare(*args, **kwargs)
+bulk_run.prepare_step = probed
+sys.argv = ["extractor", "run", sys.argv[1], "--out", sys.argv[2], "--backend", "llm", "--config", sys.argv[3],
+            "--base-url", "http://127.0.0.1:9/v1", "--workers", "1", "--quiet"]
+try:
+    main()
+except SystemExit as exit:
+    assert exit.code == 1, exit.code  # the endpoint cannot serve: the document stays pending
+print(json.dumps(seen))
+"""
+
+
+def test_an_llm_run_has_its_workers_forkserver_import_the_llm_client_while_it_imports_it_itself(tmp_path):
+    """Both the run's process and the forkserver its workers come from import openai and instructor (~1.5 s): the
+    run starts the forkserver first, so the two import at once on two cores (2.8 -> 2.0 s for a small LLM run)."""
+    config = tmp_path / "extractor.toml"
+    config.write_text('[llm]\nattempts = 1\nmodel = "scripted"\ncache = "off"\n')
+    ran = subprocess.run(
+        [sys.executable, "-c", LLM_RUN_PROBE, str(SEED_000), str(tmp_path / "run"), str(config)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stderr
+    (seen,) = json.loads(ran.stdout.splitlines()[-1])
+    assert seen["imported"] == []  # the step is readied before the run's process has imported the client
+    assert len(seen["forkservers"]) == 1 and "extractor.backends.hybrid" in seen["forkservers"][0]
+
+
 def test_an_llm_command_still_loads_what_it_needs(tmp_path):
     """The other side: a command's own --help imports its module (eval's imports the harness)."""
     modules = loaded_by(tmp_path, "eval-runs", "--help")

@@ -31,6 +31,7 @@ from extractor.bulk.runner import BulkRun, Pool, Tally, default_workers
 from extractor.bulk.sources import Source, count, discover, source_of
 from extractor.bulk.summary import summarize, write_summary
 from extractor.bulk.work import DOC_TIMEOUT, BatchResults, Step
+from extractor.bulk.workers import start_forkserver
 from extractor.code_version import code_version
 from extractor.errors import ExtractorError
 from extractor.llm.batch import index_results
@@ -128,6 +129,8 @@ def run(
     if batch_export is not None and chosen is BackendName.rules:
         raise RunError("batch export writes LLM requests: use it with backend llm or hybrid")
     say = notify or log.info
+    if on is Engine.local:
+        start_forkserver(chosen)
     step = prepare_step(chosen, llm or LLMConfig(), export=batch_export is not None, shared=on is Engine.local)
     manifest = open_output(out, fingerprint(step))
     writer: OutputWriter | None = None
@@ -204,6 +207,7 @@ def import_batch(
         )
     # No re-asks: a batch answers only the requests it was given.
     settings = LLMConfig.model_validate(stored["llm"] | {"cache": "off", "reasks": 0, "feedback_reasks": 0})
+    start_forkserver(BackendName(stored["backend"]))
     step = prepare_step(BackendName(stored["backend"]), settings, results=BatchResults(results, index))
     manifest = open_output(out, fingerprint(step))
     writer: OutputWriter | None = None

@@ -52,7 +52,7 @@ from extractor.bulk.work import Job, Rendered, Step, Stop, failure, handle, over
 CONTEXT = get_context("forkserver")  # never fork a process that has threads
 # What the forkserver imports once, so each worker starts in milliseconds: a rules run's modules, and for a run
 # that asks an LLM its client's too (openai and instructor, ~1.5 s), which a rules run never imports. The first
-# pool's backend decides (the forkserver lives as long as the process); a later LLM pool's workers import them.
+# run's backend decides (the forkserver lives as long as the process); a later LLM pool's workers import them.
 RULES_PRELOAD = ["extractor.bulk.work"]
 LLM_PRELOAD = [*RULES_PRELOAD, "extractor.backends.hybrid"]  # and through it the LLM backend and its client
 DIED = "the worker process died working on it (out of memory, or a crash)"
@@ -199,9 +199,7 @@ class WorkerPool:
             args=(self.step, share, capacity, self.handler, jobs_in, results_out, os.getpid(), stage),
             daemon=True,
         )
-        rules_only = self.step.backend is BackendName.rules
-        CONTEXT.set_forkserver_preload(RULES_PRELOAD if rules_only else LLM_PRELOAD)  # unused once it runs
-        _start_forkserver()
+        start_forkserver(self.step.backend)
         process.start()
         jobs_in.close()  # the worker's ends: closed here, so its death reads as end-of-file
         results_out.close()
@@ -291,6 +289,14 @@ def _settle_with(target: asyncio.Future[Any], done: asyncio.Future[Any]) -> None
     """Give `target` the result of `done`, its retry, unless it was settled meanwhile."""
     if not target.done():
         target.set_result(done.result())
+
+
+def start_forkserver(backend: BackendName) -> None:
+    """Have the forkserver import what `backend`'s workers need, if it is not running yet: a run calls it
+    before it readies its own step, so the two processes import at once, on two cores, not one after the other."""
+    # unused once it runs
+    CONTEXT.set_forkserver_preload(RULES_PRELOAD if backend is BackendName.rules else LLM_PRELOAD)
+    _start_forkserver()
 
 
 def _start_forkserver() -> None:
