@@ -20,24 +20,24 @@ import signal
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from extractor.backends.choice import BackendName
+from extractor.bulk.forkserver import start_forkserver
 from extractor.bulk.manifest import Manifest, ManifestError, Status
 from extractor.bulk.outputs import FACTS_CSV, FACTS_PARQUET, MANIFEST, OutputWriter, write_failures, write_parquet
 from extractor.bulk.runner import BulkRun, Pool, Tally, default_workers
+from extractor.bulk.settings import DOC_TIMEOUT, Engine
 from extractor.bulk.sources import Source, count, discover, source_of
 from extractor.bulk.summary import summarize, write_summary
-from extractor.bulk.work import DOC_TIMEOUT, BatchResults, Step
-from extractor.bulk.workers import start_forkserver
+from extractor.bulk.work import BatchResults, Step
 from extractor.code_version import code_version
 from extractor.errors import ExtractorError
+from extractor.limits import MAX_BYTES
 from extractor.llm.batch import index_results
 from extractor.llm.config import LLMConfig
 from extractor.llm.limits import RateLimiter
-from extractor.loaders.decode import MAX_BYTES
 from extractor.queue.feed import RunFeed
 from extractor.queue.store import Queue
 
@@ -58,13 +58,6 @@ BATCH_SETTINGS = (
     "overlap_chars",
     "prices",
 )  # what shapes a request, and its cost
-
-
-class Engine(str, Enum):
-    """Where documents are worked on: this machine's worker processes, or a Ray cluster (the 'ray' extra)."""
-
-    local = "local"
-    ray = "ray"
 
 
 class RunError(ExtractorError):

@@ -24,6 +24,7 @@ from extractor.backends.choice import BackendName
 from extractor.bulk.compute import compute, first_come
 from extractor.bulk.manifest import Finished, Status
 from extractor.bulk.outputs import csv_rows
+from extractor.bulk.settings import DOC_TIMEOUT
 from extractor.document import Document, LoadError
 from extractor.extraction import Extraction
 from extractor.llm.batch import BatchAnswers, RequestRecorder, request_lines
@@ -38,7 +39,6 @@ if TYPE_CHECKING:  # the LLM path's modules import openai and instructor (~1.5 s
 
 DIMS = ("award", "line_item", "bound", "year")
 BLANKS = ("",) * len(DIMS)  # the dims a fact lacks
-DOC_TIMEOUT = 300.0  # seconds a document may take (--doc-timeout): a pathological table must not hold a run
 
 
 def overdue(limit: float) -> str:

@@ -40,21 +40,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from multiprocessing import forkserver, get_context
 from multiprocessing.connection import Connection
 from typing import Any
 
 from extractor.attempt import INTERNAL_ERROR
 from extractor.backends.choice import BackendName
 from extractor.bulk import work
+from extractor.bulk.forkserver import CONTEXT, start_forkserver
 from extractor.bulk.work import Job, Rendered, Step, Stop, failure, handle, overdue, work_on
 
-CONTEXT = get_context("forkserver")  # never fork a process that has threads
-# What the forkserver imports once, so each worker starts in milliseconds: a rules run's modules, and for a run
-# that asks an LLM its client's too (openai and instructor, ~1.5 s), which a rules run never imports. The first
-# run's backend decides (the forkserver lives as long as the process); a later LLM pool's workers import them.
-RULES_PRELOAD = ["extractor.bulk.work"]
-LLM_PRELOAD = [*RULES_PRELOAD, "extractor.backends.hybrid"]  # and through it the LLM backend and its client
 DIED = "the worker process died working on it (out of memory, or a crash)"
 READY = "ready?"  # the first message to every worker: answered once it can take jobs
 STARTED = "started"  # a worker's word that it began a job (its time limit runs from then)
@@ -289,27 +283,6 @@ def _settle_with(target: asyncio.Future[Any], done: asyncio.Future[Any]) -> None
     """Give `target` the result of `done`, its retry, unless it was settled meanwhile."""
     if not target.done():
         target.set_result(done.result())
-
-
-def start_forkserver(backend: BackendName) -> None:
-    """Have the forkserver import what `backend`'s workers need, if it is not running yet: a run calls it
-    before it readies its own step, so the two processes import at once, on two cores, not one after the other."""
-    # unused once it runs
-    CONTEXT.set_forkserver_preload(RULES_PRELOAD if backend is BackendName.rules else LLM_PRELOAD)
-    _start_forkserver()
-
-
-def _start_forkserver() -> None:
-    """Start the forkserver with Ctrl-C and SIGTERM ignored for the moment it takes to spawn it.
-    An ignored signal stays ignored across its exec, so a Ctrl-C while it imports (about a second)
-    cannot kill it, and the workers it forks inherit the same deafness (the main process decides
-    what a Ctrl-C means). Here the window is only the spawn itself."""
-    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        forkserver.ensure_running()
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
 
 
 def _sender(outbox: queue.Queue[tuple[int, Job | str] | None], jobs: Connection) -> None:

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from extractor.cli.console import ErrorConsole, escape
-from extractor.findings import Validation, read_accepted
 
 if TYPE_CHECKING:  # the queue (its settings, sqlite3), rich and the tables are imported by the commands that use them
     from rich.console import Console
 
+    from extractor.findings import Validation
     from extractor.queue.settings import QueueSettings
     from extractor.queue.store import Queue
 
@@ -52,6 +52,8 @@ ReviewerOption = Annotated[
 def accepted_findings(path: Path | None) -> dict[str, str]:
     if path is None:
         return {}
+    from extractor.findings import read_accepted
+
     try:
         return read_accepted(path)
     except (OSError, ValueError) as error:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -15,12 +16,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from extractor.backends.choice import BackendName
-from extractor.bulk.manifest import ManifestError, Status
-from extractor.bulk.outputs import FACTS_CSV, FACTS_PARQUET, FAILURES, RECORDS, SUMMARY
-from extractor.bulk.run import Engine, RunError, SummaryError, import_batch, run
-from extractor.bulk.runner import Tally
-from extractor.bulk.summary import summary_table
-from extractor.bulk.work import DOC_TIMEOUT
+from extractor.bulk.forkserver import start_forkserver
+from extractor.bulk.settings import DOC_TIMEOUT, Engine
 from extractor.cli import startup
 from extractor.cli.common import err, open_queue, queue_settings
 from extractor.cli.options import (
@@ -41,11 +38,10 @@ from extractor.cli.options import (
     chosen_backend,
     llm_flags,
 )
-from extractor.llm.batch import BatchError
-from extractor.llm.config import LLMConfig
-from extractor.llm.errors import EndpointError
-from extractor.llm.prompts import PromptError
-from extractor.loaders.decode import MAX_BYTES
+from extractor.limits import MAX_BYTES
+
+if TYPE_CHECKING:
+    from extractor.bulk.runner import Tally
 
 INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 BATCH = "Batch API (half the price, answers within a day)"
@@ -181,6 +177,14 @@ def run_command(
     if batch_import is None and not inputs:
         err.print("[red]error[/red]: no inputs: name files, folders, globs or zip archives to extract")
         raise typer.Exit(code=2)
+    # The run's own code is imported only once the forkserver the workers come from is importing theirs on the
+    # other core (bulk/forkserver.py; ~0.4 s each, with an LLM ~1.5 s): started as soon as the backend is known,
+    # and for 'auto' once the settings are read. The Ray engine has no forkserver.
+    local = batch_import is not None or engine is Engine.local
+    if local and backend is not BackendName.auto:
+        start_forkserver(BackendName.llm if batch_import is not None else backend)
+    from extractor.llm.config import LLMConfig
+
     chosen, settings = (
         (BackendName.llm, LLMConfig())
         if batch_import is not None
@@ -189,6 +193,16 @@ def run_command(
     if batch_export is not None and chosen is BackendName.rules:
         err.print("[red]error[/red]: --batch-export writes LLM requests: use it with --backend llm or hybrid")
         raise typer.Exit(code=2)
+    if local:
+        start_forkserver(chosen)  # unless it runs already
+    from extractor.bulk.manifest import ManifestError
+    from extractor.bulk.outputs import FACTS_CSV, FACTS_PARQUET, FAILURES, RECORDS, SUMMARY
+    from extractor.bulk.run import RunError, SummaryError, import_batch, run
+    from extractor.bulk.summary import summary_table
+    from extractor.llm.batch import BatchError
+    from extractor.llm.errors import EndpointError
+    from extractor.llm.prompts import PromptError
+
     review_settings = queue_settings(None, config, qa_rate=qa_rate) if send_to_queue else None
     llm_run = batch_import is not None or (chosen is not BackendName.rules and batch_export is None)
     view = _QuietLog(llm_run) if quiet else _Bar(llm_run)
@@ -354,6 +368,8 @@ class _QuietLog:
 
 def pace(tally: Tally, llm: bool) -> str:
     """documents/s, time left, failures and review so far, and LLM tokens and cost."""
+    from extractor.bulk.manifest import Status
+
     rate = tally.finished / tally.elapsed if tally.elapsed > 0 else 0.0
     left = tally.total - tally.handled
     eta = f"{_clock(left / rate)} left" if rate > 0 and left > 0 else ""

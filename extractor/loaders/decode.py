@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from extractor.document import LoadError
-
-MAX_BYTES = 64 * 1024 * 1024
+from extractor.limits import MAX_BYTES
 
 
 def decode_bytes(path: str, data: bytes, warnings: list[str]) -> str:

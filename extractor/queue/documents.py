@@ -11,8 +11,8 @@ from pathlib import Path
 
 from extractor.bulk.sources import Source, read, ref_of, split_ref
 from extractor.document import Document, LoadError
+from extractor.limits import MAX_BYTES
 from extractor.loaders import load_bytes
-from extractor.loaders.decode import MAX_BYTES
 from extractor.queue.store import Item, QueueError
 
 
