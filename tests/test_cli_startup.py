@@ -96,7 +96,7 @@ print(json.dumps({"driver": driver, "worker": asyncio.run(worker())}))
 
 def test_a_rules_bulk_run_and_its_workers_never_import_the_llm_client(tmp_path):
     """openai and instructor took ~1.5 s to import, in the run's process and again in the forkserver its workers
-    come from: half of a small rules run's time. Only a run that asks an LLM imports them (workers.LLM_PRELOAD)."""
+    come from: half of a small rules run's time. Only a run that asks an LLM imports them (forkserver.LLM_PRELOAD)."""
     ran = subprocess.run(
         [sys.executable, "-c", RUN_PROBE, str(SEED_000), str(tmp_path / "run")],
         cwd=ROOT,
