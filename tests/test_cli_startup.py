@@ -115,7 +115,7 @@ STARTING_PROBE = """
 import json, sys
 import extractor.bulk.forkserver as forkserver
 from extractor.cli import main
-RUN_CODE = ("extractor.bulk.run", "extractor.bulk.work", "extractor.document", "extractor.findings", "extractor.llm.config")
+RUN_CODE = ("extractor.bulk.run", "extractor.bulk.work", "extractor.document", "extractor.findings")
 seen, start = {}, forkserver.start_forkserver
 def starting(backend):
     if "imported at the start" not in seen:

@@ -1,7 +1,7 @@
 """The forkserver a run's worker processes are forked from, and what it imports before it forks any.
 
 A worker forked from it starts in milliseconds, with the run's modules imported once for all of them.
-It is started as soon as a run knows its backend, before the run's own process imports the rest of
+It is started as soon as a run knows its backend and settings, before the run's own process imports the rest of
 the bulk code and readies its step: the two processes then import at once, on two cores, not one
 after the other (a small rules run from the command line: 1.05 -> 0.8 s; an LLM run: 2.85 -> 2.0 s).
 This module imports nothing of the run for that reason.

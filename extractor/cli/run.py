@@ -177,12 +177,6 @@ def run_command(
     if batch_import is None and not inputs:
         err.print("[red]error[/red]: no inputs: name files, folders, globs or zip archives to extract")
         raise typer.Exit(code=2)
-    # The run's own code is imported only once the forkserver the workers come from is importing theirs on the
-    # other core (bulk/forkserver.py; ~0.4 s each, with an LLM ~1.5 s): started as soon as the backend is known,
-    # and for 'auto' once the settings are read. The Ray engine has no forkserver.
-    local = batch_import is not None or engine is Engine.local
-    if local and backend is not BackendName.auto:
-        start_forkserver(BackendName.llm if batch_import is not None else backend)
     from extractor.llm.config import LLMConfig
 
     chosen, settings = (
@@ -193,8 +187,10 @@ def run_command(
     if batch_export is not None and chosen is BackendName.rules:
         err.print("[red]error[/red]: --batch-export writes LLM requests: use it with --backend llm or hybrid")
         raise typer.Exit(code=2)
-    if local:
-        start_forkserver(chosen)  # unless it runs already
+    # The run's own code is imported only once the forkserver its workers come from is importing theirs on the
+    # other core (bulk/forkserver.py; ~0.4 s each, with an LLM ~1.5 s more). The Ray engine has no forkserver.
+    if batch_import is not None or engine is Engine.local:
+        start_forkserver(chosen)
     from extractor.bulk.manifest import ManifestError
     from extractor.bulk.outputs import FACTS_CSV, FACTS_PARQUET, FAILURES, RECORDS, SUMMARY
     from extractor.bulk.run import RunError, SummaryError, import_batch, run
