@@ -12,6 +12,7 @@ from pathlib import Path
 
 from fixture_paths import HTML_002, SEED_000, SEED_002, TEXT_000
 
+from extractor.bulk.reaper import processes
 from extractor.evals.benchmarks.corpus import build_corpus, distinct_copy
 
 
@@ -79,11 +80,10 @@ async def llm_packages_of_worker(job: object, step: object) -> list[str]:
 def forkservers_started() -> list[str]:
     """The command lines of this process's children that run multiprocessing's forkserver (its preload in them)."""
     found = []
-    for entry in Path("/proc").iterdir():
+    for pid, (parent, _) in processes().items():
         try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, ValueError, IndexError):  # not a process, or one that ended meanwhile
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:  # ended meanwhile
             continue
         if parent == os.getpid() and "multiprocessing.forkserver" in command:
             found.append(command)

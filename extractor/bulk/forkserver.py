@@ -28,9 +28,8 @@ def start_forkserver(backend: BackendName) -> None:
     Ctrl-C and SIGTERM are ignored for the moment it takes to spawn it: an ignored signal stays
     ignored across its exec, so a Ctrl-C while it imports (about a second) cannot kill it, and the
     workers it forks inherit the same deafness (the main process decides what a Ctrl-C means)."""
-    CONTEXT.set_forkserver_preload(
-        RULES_PRELOAD if backend is BackendName.rules else LLM_PRELOAD
-    )  # unused once it runs
+    # unused once it runs
+    CONTEXT.set_forkserver_preload(RULES_PRELOAD if backend is BackendName.rules else LLM_PRELOAD)
     previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         forkserver.ensure_running()

@@ -200,8 +200,9 @@ def import_batch(
         )
     # No re-asks: a batch answers only the requests it was given.
     settings = LLMConfig.model_validate(stored["llm"] | {"cache": "off", "reasks": 0, "feedback_reasks": 0})
-    start_forkserver(BackendName(stored["backend"]))
-    step = prepare_step(BackendName(stored["backend"]), settings, results=BatchResults(results, index))
+    backend = BackendName(stored["backend"])
+    start_forkserver(backend)
+    step = prepare_step(backend, settings, results=BatchResults(results, index))
     manifest = open_output(out, fingerprint(step))
     writer: OutputWriter | None = None
     try:  # until _execute owns them, any failure releases the folder
