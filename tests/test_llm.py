@@ -504,7 +504,7 @@ def test_a_number_is_grounded_where_it_is_printed_as_written():
 
 
 def test_a_number_printed_as_a_word_is_placed_wherever_it_stands_as_a_whole_word_in_any_case():
-    """The aligner scans for `word\\b` and checks the boundary before each match (a third of the time of
+    """The aligner scans for `word\\b` and checks the boundary before each match (less than half the time of
     `\\bword\\b` on a 10-K, once per word): the same places, on a real note with words that only fold to
     the number's letters, words inside words and digits or underscores beside them."""
     import re
