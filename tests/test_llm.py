@@ -504,8 +504,8 @@ def test_a_number_is_grounded_where_it_is_printed_as_written():
 
 
 def test_a_number_printed_as_a_word_is_placed_wherever_it_stands_as_a_whole_word_in_any_case():
-    """The aligner scans for `word\\b` and checks the boundary before each match (less than half the time of
-    `\\bword\\b` on a 10-K, once per word): the same places, on a real note with words that only fold to
+    """The aligner tries `\\bword\\b` only where str.find sees the word in the screened text (finditer_from),
+    once per word: the same places as the pattern run everywhere, on a real note with words that only fold to
     the number's letters, words inside words and digits or underscores beside them."""
     import re
 
