@@ -528,6 +528,34 @@ def test_a_number_printed_as_a_word_is_placed_wherever_it_stands_as_a_whole_word
     assert aligner._places(Printed.parse("three")) is aligner._places(Printed.parse("Three"))  # scanned once
 
 
+def test_the_folded_text_points_each_character_back_to_where_it_stands_in_the_original():
+    """Normalized alignment searches the text folded (lower case, plain marks, a run of spaces as one) and
+    maps a match back: on a real note with hostile whitespace and marks added, every folded character
+    comes from its place, a space from where its run starts, and only spaces are skipped. 'İ' lower-cases
+    to two characters; it folds to one, so a quote after it is still placed where it is printed."""
+    from extractor.llm.grounding import Aligner, Printed, _fold_marks, _Folded
+    from extractor.loaders import load_text
+
+    note = load(ROOT / "evals" / "suites" / "real" / "documents" / "hubs-10q-2025q2.html").text
+    hostile = "\t \r\n\u00a0\u00a0\u2028\x1c\x1f  İSTANBUL \u2018Plan\u2019 \u2013 \u2212(12)\u00a0%  \n"
+    text = hostile + note + hostile
+    folded = _Folded(text)
+    at = [folded.offset(index) for index in range(len(folded.text))]
+    assert at == sorted(set(at)) and at[-1] < len(text)
+    for index, (char, place) in enumerate(zip(folded.text, at, strict=True)):
+        if char == " ":
+            assert text[place].isspace() and (place == 0 or not text[place - 1].isspace()), index
+        else:
+            assert _fold_marks(text[place]).lower() == char, index
+    skipped = [text[low + 1 : high] for low, high in zip([-1, *at], [*at, len(text)], strict=True)]
+    assert all(gap.isspace() for gap in skipped if gap)
+
+    doc = load_text("İzmir and İstanbul plans:\n12,000   shares vested in 2024.", doc_id="dotted")
+    vested = Aligner(doc, []).align("12,000 shares vested", Printed.parse("12,000"))
+    assert vested.method == "normalized" and vested.span.text == "12,000"
+    assert vested.span.start == doc.text.index("12,000")
+
+
 def _block_quotes(body: dict) -> list[str]:
     """The quotes a block request allows (its CellAmount enum), [] for a whole-note request."""
     definitions = body["tools"][0]["function"]["parameters"].get("$defs", {})
