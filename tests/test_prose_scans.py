@@ -143,13 +143,15 @@ def test_number_scans_find_what_the_plain_regexes_find(scan: re.Pattern[str], ol
 
 
 def test_a_cell_or_paragraph_is_flattened_as_the_whitespace_regex_flattens_it() -> None:
-    """markdown.flat and grounding._fold split on str.isspace: the same characters as the regex engine's \\s."""
+    """markdown.flat, grounding._fold and grounding._Folded split on str.isspace: the same characters as the
+    regex engine's \\s."""
     spaces = "".join(chr(c) for c in range(sys.maxunicode + 1) if re.fullmatch(r"\s", chr(c)))
     assert len(spaces) > 20  # NBSP, the ideographic space, the line and paragraph separators, …
     for text in [*SENTENCES, *ODD, f"{spaces}a{spaces}b {spaces}", "\u2028Granted\u3000 |\u00a0 1,601\x1c"]:
         assert flat(text) == re.sub(r"\s+", " ", text).strip(), text
-        folded = text.translate(grounding._FOLD).lower()
+        folded = grounding._fold_marks(text).lower()
         assert grounding._fold(text) == re.sub(r"\s+", " ", folded).strip(), text
+        assert grounding._Folded(text).text == re.sub(r"\s+", " ", folded), text
 
 
 def test_a_years_suffix_is_looked_for_at_the_end_only_and_found_as_the_whole_search_finds_it() -> None:
