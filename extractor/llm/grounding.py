@@ -27,8 +27,9 @@ from extractor.regex_cache import regex
 from extractor.schemas.values import AlignmentMethod, Amount, SourceSpan, printed_unit
 from extractor.tables import Table
 
-# marks folded to their plain form, each one character for one (no target is itself a mark), so str.replace in
-# turn does what str.translate would at once, in a tenth of its time on a whole filing: it scans in C
+# characters folded to a plain one, each one for one (no target is itself folded), so str.replace in turn does
+# what str.translate would at once, in a tenth of its time on a whole filing: it scans in C. After them,
+# str.lower keeps a text's length, so a place in the folded text is a place in the original.
 _MARKS = (
     ("\u00a0", " "),
     ("\u2019", "'"),
@@ -82,7 +83,7 @@ _LONG_SPACES = regex(r"\s{2,}")  # the only runs of spaces that move what follow
 
 
 def _fold_marks(text: str) -> str:
-    """The text with `_MARKS` folded: curly quotes, dashes and minus signs, no-break spaces."""
+    """The text with `_MARKS` folded: curly quotes, dashes and minus signs, no-break spaces, dotted capital I."""
     for mark, plain in _MARKS:
         if mark in text:
             text = text.replace(mark, plain)
@@ -92,10 +93,9 @@ def _fold_marks(text: str) -> str:
 class _Folded:
     """A text lower-cased with runs of spaces folded to one, and where each of its characters stands in the original.
 
-    The places are kept per run of two or more spaces (three ints a run, found with bisect), not per character:
-    a whole 10-K's 400 KB made a list of 400,000 ints per document, for the first quote that needed it. Its
-    text is str.split's (the regex engine's \\s, character for character), which the regex engine takes
-    three times as long to make."""
+    The places are kept per run of two or more spaces (two ints a run, found with bisect), not per character:
+    a whole 10-K's 400 KB made a list of 400,000 ints per document, for the first quote that needed it. The
+    text is made with str.split (whose whitespace is the regex engine's \\s), three times faster than a regex."""
 
     def __init__(self, text: str) -> None:
         lowered = _fold_marks(text).lower()
@@ -103,18 +103,16 @@ class _Folded:
         lead = " " if lowered[:1].isspace() else ""
         self.text = lead + words + (" " if words and lowered[-1:].isspace() else "")
         runs = [run.span() for run in _LONG_SPACES.finditer(lowered)]
-        self.starts = [start for start, _ in runs]
         self.ends = [end for _, end in runs]
-        dropped = itertools.accumulate((end - start - 1 for start, end in runs), initial=0)
+        dropped = itertools.accumulate((end - start - 1 for start, end in runs), initial=0)  # one more than runs
         self.spaces = [start - gone for (start, _), gone in zip(runs, dropped, strict=False)]  # each run's " " here
 
     def offset(self, index: int) -> int:
-        """Where the folded text's character at `index` stands in the original (a run's space: where the run starts)."""
-        run = bisect.bisect_right(self.spaces, index) - 1
-        if run < 0:
-            return index
-        space = self.spaces[run]
-        return self.starts[run] if index == space else self.ends[run] + index - space - 1
+        """Where the folded text's character at `index` stands in the original (a run's space: where the run starts).
+        After a run's space the places go on one for one from the run's end, up to and including the next run's
+        space, which stands where that run starts."""
+        run = bisect.bisect_left(self.spaces, index) - 1
+        return index if run < 0 else self.ends[run] + index - self.spaces[run] - 1
 
 
 def _fold(text: str) -> str:
