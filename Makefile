@@ -2,6 +2,8 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+# make test's pytest processes (pytest-xdist): one a core, at most 4; TEST_PROCESSES=0 runs the suite in one process.
+TEST_PROCESSES ?= auto
 
 .PHONY: demo test test-slow test-ray lint typecheck test-local-llm eval-local local-model bench bench-bulk bench-ray eval browser review clean
 
@@ -38,9 +40,10 @@ demo: $(BIN)/extractor
 	$(BIN)/extractor eval evals/suites/heterogeneous
 
 ## test: lint and type-check, then run the test suite but its slow tests (installs Debian's chromium for the report's
-##       browser test when run as root); 3-5 minutes on 2 cores, by the hour
+##       browser test when run as root), one test file at a time in each of TEST_PROCESSES pytest processes
+##       (--dist loadfile: a file's tests run in order, in one process); about 3 minutes on 2 cores, by the hour
 test: $(BIN)/extractor browser lint typecheck
-	$(BIN)/python -m pytest -q -m "not local_llm and not slow and not ray"
+	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) --maxprocesses 4 --dist loadfile -m "not local_llm and not slow and not ray"
 
 ## test-slow: the tests marked slow (per-document time limits, kill -9, Ctrl-C and resume, Batch API round trips, every
 ##       hostile input at once, the mutation benchmark, the installed wheel); .ci/run runs them after make test
