@@ -18,8 +18,9 @@ CONTEXT = get_context("forkserver")  # never fork a process that has threads
 # What the forkserver imports: a rules run's modules, and for a run that asks an LLM its client's too (openai and
 # instructor, ~1.5 s), which a rules run never imports. The first run's backend decides (the forkserver lives as
 # long as the process); a later LLM pool's workers import them.
-RULES_PRELOAD = ["extractor.bulk.work"]
-LLM_PRELOAD = [*RULES_PRELOAD, "extractor.backends.hybrid"]  # and through it the LLM backend and its client
+# Last, bulk/frozen.py freezes what the forkserver imported, so that its exit does not collect it.
+RULES_PRELOAD = ["extractor.bulk.work", "extractor.bulk.frozen"]
+LLM_PRELOAD = ["extractor.bulk.work", "extractor.backends.hybrid", "extractor.bulk.frozen"]  # hybrid: the LLM client
 
 
 def start_forkserver(backend: BackendName) -> None:
