@@ -10,6 +10,7 @@ TEST_PROCESSES ?= auto
 $(BIN)/extractor: pyproject.toml setup.py extractor/loaders/html_rows.pyx  # (the .pyx is compiled by the install)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade lxml  # the lxml the install's own build env compiles the .pyx against
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
