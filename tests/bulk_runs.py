@@ -3,11 +3,13 @@ bulk run meets them, and waiting on a running run's records."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
 import time
 import zipfile
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from fixture_paths import HTML_002, SEED_000, SEED_002, TEXT_000
@@ -75,6 +77,12 @@ def llm_packages_loaded() -> list[str]:
 async def llm_packages_of_worker(job: object, step: object) -> list[str]:
     """A worker handler that answers which of the LLM client's packages its interpreter imported."""
     return llm_packages_loaded()
+
+
+def send_freeze_count(connection: Connection) -> None:
+    """A forked process's target: send how many objects it started with frozen (gc.freeze), then close."""
+    connection.send(gc.get_freeze_count())
+    connection.close()
 
 
 def forkservers_started() -> list[str]:

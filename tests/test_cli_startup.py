@@ -168,14 +168,22 @@ def test_a_bulk_run_starts_its_workers_forkserver_before_it_imports_its_own_code
     assert "extractor.bulk.work" in command and ("extractor.backends.hybrid" in command) == (backend == "llm")
 
 
-# Starts a rules run's forkserver and asks a process forked from it how many objects it started with frozen.
+# Starts a rules run's forkserver and asks a process forked from it how many objects it started with frozen
+# (one process and a pipe: a multiprocessing Pool's terminate can deadlock with a worker taking its queue's lock).
 FROZEN_PROBE = """
-import gc
+import sys
+sys.path.insert(0, "tests")
+from bulk_runs import send_freeze_count
 from extractor.backends.choice import BackendName
 from extractor.bulk.forkserver import CONTEXT, start_forkserver
 start_forkserver(BackendName.rules)
-with CONTEXT.Pool(1) as pool:
-    print(pool.apply(gc.get_freeze_count))
+received, sent = CONTEXT.Pipe(duplex=False)
+child = CONTEXT.Process(target=send_freeze_count, args=(sent,))
+child.start()
+sent.close()
+assert received.poll(60), "no answer from the forked process"
+print(received.recv())
+child.join(60)
 """
 
 
@@ -185,7 +193,7 @@ def test_the_forkserver_freezes_what_it_imported_so_its_exit_does_not_hold_the_r
     caller waiting on the pipes). Its preload ends by freezing them, so a process forked from it inherits them
     frozen (without it: none)."""
     assert forkserver.RULES_PRELOAD[-1] == forkserver.LLM_PRELOAD[-1] == "extractor.bulk.frozen"  # after the rest
-    ran = subprocess.run([sys.executable, "-c", FROZEN_PROBE], cwd=ROOT, capture_output=True, text=True)
+    ran = subprocess.run([sys.executable, "-c", FROZEN_PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr
     assert int(ran.stdout) > 20_000, ran.stdout  # a rules run's modules: the lexicons, pydantic models, lxml
 
