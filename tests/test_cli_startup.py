@@ -189,7 +189,7 @@ child.join(60)
 
 def test_the_forkserver_freezes_what_it_imported_so_its_exit_does_not_hold_the_runs_output():
     """The forkserver ends after the run's process, still holding its stdout and stderr; its interpreter's last
-    collections walked every object it had imported (0.45 s after an LLM run, 0.13 s after a rules run, for a
+    collections walked every object it had imported (0.43-0.62 s after an LLM run, 0.16-0.18 s after a rules run, for a
     caller waiting on the pipes). Its preload ends by freezing them, so a process forked from it inherits them
     frozen (without it: none)."""
     assert forkserver.RULES_PRELOAD[-1] == forkserver.LLM_PRELOAD[-1] == "extractor.bulk.frozen"  # after the rest

@@ -35,8 +35,9 @@ INTERNAL = {
 
 
 def _skipped(name: str) -> bool:
-    """`python -m extractor.cli`'s entry module runs the command line when imported."""
-    return name.endswith(".__main__")
+    """`python -m extractor.cli`'s entry module runs the command line when imported, and bulk/frozen.py freezes
+    the importing process's objects (it is for the forkserver's preload alone)."""
+    return name.endswith(".__main__") or name == "extractor.bulk.frozen"
 
 
 def _modules(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
