@@ -22,7 +22,8 @@ import pytest
 from extractor.loaders import load
 from extractor.local_model import DEFAULT_ALIAS, free_port, missing_packages
 
-pytestmark = pytest.mark.local_llm
+# timeout: its server start and each extraction may take up to 900 s on their own (pytest-timeout's default is 900)
+pytestmark = [pytest.mark.local_llm, pytest.mark.timeout(3600)]
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTRACTOR = [sys.executable, "-m", "extractor.cli"]
