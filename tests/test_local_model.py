@@ -22,7 +22,7 @@ import pytest
 from extractor.loaders import load
 from extractor.local_model import DEFAULT_ALIAS, free_port, missing_packages
 
-# timeout: its server start and each extraction may take up to 900 s on their own (pytest-timeout's default is 900)
+# timeout: its server start and each extraction may take up to 900 s on their own (pyproject.toml's timeout is 900)
 pytestmark = [pytest.mark.local_llm, pytest.mark.timeout(3600)]
 
 ROOT = Path(__file__).resolve().parents[1]
