@@ -88,11 +88,13 @@ class RefusingProxy:
         self._socket.close()
 
 
-def closed_port() -> int:
-    """A port of this machine nothing listens on: a connection to it is refused at once."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+@pytest.fixture
+def closed_port() -> Iterator[int]:
+    """A port of this machine nothing listens on: a connection to it is refused at once. It stays bound
+    (never listening) for the test, so no other test's server can take it meanwhile."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])
 
 
 def settings(base_url: str | None, **overrides: Any) -> LLMConfig:
@@ -128,9 +130,9 @@ EXTRACT = pytest.mark.parametrize("extract", [extract_sync, extract_async], ids=
 @EXTRACT
 @pytest.mark.parametrize("variable", ["HTTP_PROXY", "http_proxy", "ALL_PROXY"])
 def test_the_endpoint_is_reached_through_the_proxy_the_environment_names(
-    server, looked_up, monkeypatch, extract, variable
+    server, looked_up, monkeypatch, extract, variable, closed_port
 ):
-    endpoint = f"http://{HOST}:{closed_port()}/v1"  # reached directly, it would refuse the connection
+    endpoint = f"http://{HOST}:{closed_port}/v1"  # reached directly, it would refuse the connection
     monkeypatch.setenv(variable, server.base_url.removesuffix("/v1"))
     answered(server)
     assert extract(endpoint) > 3
@@ -140,9 +142,9 @@ def test_the_endpoint_is_reached_through_the_proxy_the_environment_names(
 
 @EXTRACT
 @pytest.mark.parametrize("listed", [HOST, ".llm.test", "llm.test", "*.llm.test", f"{HOST}:PORT", "other.example, *"])
-def test_a_host_no_proxy_lists_is_reached_directly(server, looked_up, monkeypatch, extract, listed):
+def test_a_host_no_proxy_lists_is_reached_directly(server, looked_up, monkeypatch, extract, listed, closed_port):
     port = server.base_url.split(":")[-1].removesuffix("/v1")
-    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{closed_port()}")  # a proxy that would refuse it
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{closed_port}")  # a proxy that would refuse it
     monkeypatch.setenv("NO_PROXY", listed.replace("PORT", port))
     answered(server)
     assert extract(f"http://{HOST}:{port}/v1") > 3
@@ -151,26 +153,26 @@ def test_a_host_no_proxy_lists_is_reached_directly(server, looked_up, monkeypatc
 
 @EXTRACT
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
-def test_this_machines_own_server_is_never_reached_through_a_proxy(server, monkeypatch, extract, host):
+def test_this_machines_own_server_is_never_reached_through_a_proxy(server, monkeypatch, extract, host, closed_port):
     """A proxy elsewhere cannot reach this machine's loopback: a local vLLM or llama.cpp server is asked directly."""
-    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{closed_port()}")
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{closed_port}")
     answered(server)
     assert extract(server.base_url.replace("127.0.0.1", host)) > 3
     assert server.paths == ["/v1/chat/completions"]
 
 
 @EXTRACT
-def test_openai_base_url_chooses_the_proxy_as_it_chooses_the_endpoint(server, monkeypatch, extract):
+def test_openai_base_url_chooses_the_proxy_as_it_chooses_the_endpoint(server, monkeypatch, extract, closed_port):
     """With no base URL set, openai goes to OPENAI_BASE_URL: the proxy is chosen for that endpoint, not OpenAI's."""
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{closed_port()}")  # would be OpenAI's proxy
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{closed_port}")  # would be OpenAI's proxy
     answered(server)
     assert extract(None) > 3 and server.paths == ["/v1/chat/completions"]
 
 
 @EXTRACT
-def test_an_unreachable_proxy_is_named_without_its_password(looked_up, monkeypatch, extract):
-    port = closed_port()
+def test_an_unreachable_proxy_is_named_without_its_password(looked_up, monkeypatch, extract, closed_port):
+    port = closed_port
     monkeypatch.setenv("http_proxy", f"http://analyst:{SECRET}@127.0.0.1:{port}")
     with pytest.raises(EndpointError) as failure:
         extract(f"http://{HOST}:8000/v1")

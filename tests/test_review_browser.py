@@ -6,6 +6,7 @@ and find the change in the item's audit log. The screenshot is kept in out/test-
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -26,7 +27,6 @@ from review_seed import (
 )
 from test_eval_report_browser import ARTIFACTS, CHROMIUM, FLAGS, browser_or_skip
 
-from extractor.local_model import free_port
 from extractor.queue.reviewers import add_reviewer
 from extractor.queue.store import ItemStatus, Queue
 from extractor.schemas.facts import read_facts
@@ -35,25 +35,34 @@ from extractor.suites import load_suite
 
 
 def _serve(tmp_path, queue):
-    """`extractor review` over `queue` on a free port: (url, server process)."""
-    port = free_port()
+    """`extractor review` over `queue` on a port the system picks (--port 0; the command prints it, having
+    bound it, so no other test can take it in between): (url, server process)."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "extractor.cli", "review", "--port", str(port), "--root", str(ROOT)],
-        env={**os.environ, "EXTRACTOR_QUEUE": str(queue.path)},
+        [sys.executable, "-m", "extractor.cli", "review", "--port", "0", "--root", str(ROOT)],
+        env={**os.environ, "EXTRACTOR_QUEUE": str(queue.path), "COLUMNS": "200"},
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
+    said = []
+    for line in server.stdout:  # ends when the server does
+        said.append(line)
+        if found := re.search(r"open http://127\.0\.0\.1:(\d+)/", line):
+            port = int(found[1])
+            break
+    else:
+        server.wait(timeout=30)
+        pytest.fail(f"the review server did not start: {''.join(said)}")
     deadline = time.monotonic() + 30
-    while True:
+    while True:  # bound, but not yet listening until uvicorn has started
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             break
         except OSError:
             if server.poll() is not None or time.monotonic() > deadline:
                 server.kill()
-                pytest.fail(f"the review server did not start: {server.communicate()[0]}")
+                pytest.fail(f"the review server did not start: {''.join(said)}{server.communicate()[0]}")
             time.sleep(0.1)
     return f"http://127.0.0.1:{port}", server
 

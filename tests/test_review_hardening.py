@@ -8,6 +8,7 @@ one event loop, with a verifier that blocks until released and bodies that count
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 import time
 from collections.abc import Iterable
@@ -158,15 +159,28 @@ def test_requests_naming_another_host_are_refused(setup):
     )
 
 
-def test_review_on_every_address_needs_the_host_names_it_serves(tmp_path, monkeypatch):
-    served: dict = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: served.update(app=app, **options))
+@pytest.fixture
+def served(monkeypatch) -> dict:
+    """What `extractor review` would serve: uvicorn's server is not started; its app and socket are kept."""
+    seen: dict = {}
+
+    def run(server: uvicorn.Server, sockets: list[socket.socket]) -> None:
+        seen.update(app=server.config.app, address=sockets[0].getsockname())
+        sockets[0].close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    return seen
+
+
+def test_review_on_every_address_needs_the_host_names_it_serves(tmp_path, served):
     env = {"EXTRACTOR_QUEUE": str(tmp_path / "queue.sqlite")}
-    refused = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0"], env=env)
+    refused = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0", "--port", "0"], env=env)
     assert refused.exit_code == 2 and "--allowed-host" in refused.output and not served
-    options = ["--allowed-host", "review.example.org", "--max-save-mb", "0.5", "--save-seconds", "5"]
+    options = ["--allowed-host", "review.example.org", "--max-save-mb", "0.5", "--save-seconds", "5", "--port", "0"]
     started = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0", *options], env=env)
     assert started.exit_code == 0, started.output
+    host, port = served["address"]
+    assert host == "0.0.0.0" and port > 0 and f"open http://127.0.0.1:{port}/" in started.output
     for length, status in ((2**19 + 1, 413), (2**19, 401)):  # 401: within the cap, and no session
         assert asgi_post(served["app"], "/items/1/save", [b"x"], {**FORM, "content-length": str(length)})[0] == status
     client = TestClient(served["app"], base_url="http://review.example.org")
@@ -177,6 +191,19 @@ def test_review_on_every_address_needs_the_host_names_it_serves(tmp_path, monkey
     assert TestClient(served["app"], base_url="http://localhost:8000").get("/login").status_code == 200
     with pytest.raises(ConfigError, match="name only"):
         resolve_queue_settings({"hosts": ["https://review.example.org:8443"]}, None, {})
+
+
+def test_a_port_in_use_is_said_before_anything_is_served(tmp_path, served):
+    """The port is bound before the address is printed: one another server holds is refused, exit 2."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        env = {"EXTRACTOR_QUEUE": str(tmp_path / "queue.sqlite")}
+        refused = CliRunner().invoke(cli, ["review", "--port", str(port)], env=env)
+    assert refused.exit_code == 2 and not served
+    assert f"127.0.0.1 port {port} is in use (another server?)" in " ".join(refused.output.split())
+    assert "--port 0" in refused.output and "open http" not in refused.output
 
 
 # 14: bodies are capped per route before anything parses them ----------------------------------

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
+import socket
 
 import typer
 from rich.markup import escape
@@ -26,7 +28,9 @@ def review_command(
         "127.0.0.1",
         help="Address to listen on. Anything but loopback exposes the queue to the network over plain HTTP: put it behind TLS.",
     ),
-    port: int = typer.Option(8000, min=1, max=65535),
+    port: int = typer.Option(
+        8000, min=0, max=65535, help="Port to listen on; 0 takes any free one (the address to open is printed)."
+    ),
     allowed_host: list[str] = typer.Option(
         [],
         "--allowed-host",
@@ -80,14 +84,34 @@ def review_command(
         err.print(
             "[yellow]note[/yellow]: no reviewers yet: 'extractor queue add-reviewer NAME' creates one and prints their token"
         )
+    listening = _bound_socket(host, port)
     err.print(f"review queue {escape(str(store.path))}, documents from {escape(str(settings.root.resolve()))}")
-    err.print(f"open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(
-        create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20), settings.save_seconds),
-        host=host,
-        port=port,
-        log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning"),
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else f"[{host}]" if ":" in host else host
+    err.print(f"open http://{escape(shown)}:{listening.getsockname()[1]}/ (Ctrl-C stops)")
+    app = create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20), settings.save_seconds)
+    uvicorn.Server(uvicorn.Config(app, log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning"))).run(
+        sockets=[listening]
     )
+
+
+def _bound_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before the address is printed: the printed port is the one served (with
+    --port 0, the one the system chose), and a port already in use is said plainly, exit 2."""
+    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart reuses the port at once
+    try:
+        listening.bind((host, port))
+    except OSError as error:
+        listening.close()
+        reason = (
+            "is in use (another server?)" if error.errno == errno.EADDRINUSE else f"cannot be used: {error.strerror}"
+        )
+        err.print(
+            f"[red]error[/red]: {escape(host)} port {port} {escape(reason)}: choose another with --port N, "
+            "or --port 0 for any free one"
+        )
+        raise typer.Exit(code=2) from None
+    return listening
 
 
 def _served_hosts(host: str, named: list[str]) -> list[str]:
