@@ -172,12 +172,11 @@ def test_openai_base_url_chooses_the_proxy_as_it_chooses_the_endpoint(server, mo
 
 @EXTRACT
 def test_an_unreachable_proxy_is_named_without_its_password(looked_up, monkeypatch, extract, closed_port):
-    port = closed_port
-    monkeypatch.setenv("http_proxy", f"http://analyst:{SECRET}@127.0.0.1:{port}")
+    monkeypatch.setenv("http_proxy", f"http://analyst:{SECRET}@127.0.0.1:{closed_port}")
     with pytest.raises(EndpointError) as failure:
         extract(f"http://{HOST}:8000/v1")
     assert str(failure.value).startswith(
-        f"cannot reach http://{HOST}:8000/v1 (through the proxy http://127.0.0.1:{port}, from http_proxy) after 2 attempts"
+        f"cannot reach http://{HOST}:8000/v1 (through the proxy http://127.0.0.1:{closed_port}, from http_proxy) after 2 attempts"
     )
     assert HOST not in looked_up
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
+import threading
 import time
+from queue import Empty, SimpleQueue
 
 import pytest
 from fixture_paths import ROOT
@@ -35,36 +36,36 @@ from extractor.suites import load_suite
 
 
 def _serve(tmp_path, queue):
-    """`extractor review` over `queue` on a port the system picks (--port 0; the command prints it, having
-    bound it, so no other test can take it in between): (url, server process)."""
+    """`extractor review` over `queue` on a port the system picks (--port 0: the command prints it once it
+    listens there, so no other test can take it in between): (url, server process). A thread reads the
+    server's output all along, so a full pipe never stops it."""
     server = subprocess.Popen(
         [sys.executable, "-m", "extractor.cli", "review", "--port", "0", "--root", str(ROOT)],
-        env={**os.environ, "EXTRACTOR_QUEUE": str(queue.path), "COLUMNS": "200"},
+        env={**os.environ, "EXTRACTOR_QUEUE": str(queue.path), "EXTRACTOR_LOG_LEVEL": "warning", "COLUMNS": "200"},
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
-    said = []
-    for line in server.stdout:  # ends when the server does
-        said.append(line)
-        if found := re.search(r"open http://127\.0\.0\.1:(\d+)/", line):
-            port = int(found[1])
-            break
-    else:
-        server.wait(timeout=30)
-        pytest.fail(f"the review server did not start: {''.join(said)}")
-    deadline = time.monotonic() + 30
-    while True:  # bound, but not yet listening until uvicorn has started
+    lines: SimpleQueue[str] = SimpleQueue()
+
+    def read() -> None:
+        for line in server.stdout:
+            lines.put(line)
+        lines.put("")  # the output ended: the server did
+
+    threading.Thread(target=read, daemon=True).start()
+    said: list[str] = []
+    deadline = time.monotonic() + 60
+    while not (found := re.search(r"open http://127\.0\.0\.1:(\d+)/", said[-1] if said else "")):
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if server.poll() is not None or time.monotonic() > deadline:
-                server.kill()
-                pytest.fail(f"the review server did not start: {''.join(said)}{server.communicate()[0]}")
-            time.sleep(0.1)
-    return f"http://127.0.0.1:{port}", server
+            said.append(lines.get(timeout=max(0.0, deadline - time.monotonic())))
+        except Empty:
+            said.append("")
+        if not said[-1]:
+            server.kill()
+            pytest.fail(f"the review server printed no address (exit {server.wait()}): {''.join(said)}")
+    return f"http://127.0.0.1:{found[1]}", server
 
 
 @pytest.fixture

@@ -159,14 +159,21 @@ def test_requests_naming_another_host_are_refused(setup):
     )
 
 
+def queue_env(tmp_path) -> dict[str, str]:
+    return {"EXTRACTOR_QUEUE": str(tmp_path / "queue.sqlite")}
+
+
 @pytest.fixture
 def served(monkeypatch) -> dict:
     """What `extractor review` would serve: uvicorn's server is not started; its app and socket are kept."""
     seen: dict = {}
 
     def run(server: uvicorn.Server, sockets: list[socket.socket]) -> None:
-        seen.update(app=server.config.app, address=sockets[0].getsockname())
-        sockets[0].close()
+        seen.update(app=server.config.app, address=sockets[0].getsockname(), family=sockets[0].family)
+        with socket.create_connection(sockets[0].getsockname()[:2], timeout=5):  # listening before it is served
+            pass
+        for opened in sockets:
+            opened.close()
 
     monkeypatch.setattr(uvicorn.Server, "run", run)
     return seen
@@ -204,6 +211,38 @@ def test_a_port_in_use_is_said_before_anything_is_served(tmp_path, served):
     assert refused.exit_code == 2 and not served
     assert f"127.0.0.1 port {port} is in use (another server?)" in " ".join(refused.output.split())
     assert "--port 0" in refused.output and "open http" not in refused.output
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback")
+def test_an_ipv6_address_is_served_and_printed_in_brackets(tmp_path, served):
+    started = CliRunner().invoke(cli, ["review", "--host", "::1", "--port", "0"], env=queue_env(tmp_path))
+    assert started.exit_code == 0, started.output
+    host, port = served["address"][:2]
+    assert served["family"] == socket.AF_INET6 and host == "::1"
+    assert f"open http://[::1]:{port}/" in started.output
+
+
+@pytest.mark.parametrize(
+    "host, says",
+    [
+        ("192.0.2.1", "cannot listen on 192.0.2.1 port 0"),  # TEST-NET-1: no machine's own address
+        ("no-such-host.invalid", "--host no-such-host.invalid does not resolve"),
+    ],
+)
+def test_a_host_that_is_not_this_machines_is_said_to_be_so(tmp_path, served, host, says):
+    refused = CliRunner().invoke(cli, ["review", "--host", host, "--port", "0"], env=queue_env(tmp_path))
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 2 and not served and says in said, said
+    assert "choose another with --port" not in said  # a host's fault, not the port's
 
 
 # 14: bodies are capped per route before anything parses them ----------------------------------

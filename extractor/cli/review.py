@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import ipaddress
 import os
 import socket
+from typing import NoReturn
 
 import typer
 from rich.markup import escape
@@ -84,34 +86,53 @@ def review_command(
         err.print(
             "[yellow]note[/yellow]: no reviewers yet: 'extractor queue add-reviewer NAME' creates one and prints their token"
         )
-    listening = _bound_socket(host, port)
+    sockets = _listening_sockets(host, port)
     err.print(f"review queue {escape(str(store.path))}, documents from {escape(str(settings.root.resolve()))}")
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else f"[{host}]" if ":" in host else host
-    err.print(f"open http://{escape(shown)}:{listening.getsockname()[1]}/ (Ctrl-C stops)")
-    app = create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20), settings.save_seconds)
-    uvicorn.Server(uvicorn.Config(app, log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning"))).run(
-        sockets=[listening]
+    shown = (
+        "127.0.0.1" if host in ("0.0.0.0", "") else "[::1]" if host == "::" else f"[{host}]" if ":" in host else host
     )
+    err.print(f"open http://{escape(shown)}:{sockets[0].getsockname()[1]}/ (Ctrl-C stops)")
+    app = create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20), settings.save_seconds)
+    server = uvicorn.Server(uvicorn.Config(app, log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning")))
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn raises it again once shut down: Ctrl-C stops, exit 0
+        server.run(sockets=sockets)
 
 
-def _bound_socket(host: str, port: int) -> socket.socket:
-    """The server's socket, bound before the address is printed: the printed port is the one served (with
-    --port 0, the one the system chose), and a port already in use is said plainly, exit 2."""
-    listening = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart reuses the port at once
+def _listening_sockets(host: str, port: int) -> list[socket.socket]:
+    """The server's sockets, listening before the address is printed, one per address the host resolves to (as
+    asyncio's create_server binds them): the printed port is the one served (--port 0: the one the system
+    chose), and a port in use or a host that is not this machine's is said plainly, exit 2."""
     try:
-        listening.bind((host, port))
+        found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        _refuse(f"--host {host} does not resolve ({error.strerror}): give this machine's name or an address of it")
+    sockets: list[socket.socket] = []
+    try:
+        for family, kind, protocol, _, address in dict.fromkeys(found):
+            listening = socket.socket(family, kind, protocol)
+            sockets.append(listening)
+            if os.name == "posix":  # a restart takes the port at once; elsewhere it would share a port in use
+                listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:  # IPv4 has its own socket, as asyncio binds them
+                listening.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            chosen = port or (sockets[0].getsockname()[1] if len(sockets) > 1 else 0)  # --port 0: one port for all
+            listening.bind((address[0], chosen, *address[2:]))
+            listening.listen(2048)  # listening now: the printed address takes connections at once
     except OSError as error:
-        listening.close()
-        reason = (
-            "is in use (another server?)" if error.errno == errno.EADDRINUSE else f"cannot be used: {error.strerror}"
+        for opened in sockets:
+            opened.close()
+        if error.errno in (errno.EADDRINUSE, errno.EACCES):
+            reason = "is in use (another server?)" if error.errno == errno.EADDRINUSE else "needs privileges"
+            _refuse(f"{host} port {port} {reason}: choose another with --port N, or --port 0 for any free one")
+        _refuse(
+            f"cannot listen on {host} port {port} ({error.strerror}): --host must be this machine's name or an address of it"
         )
-        err.print(
-            f"[red]error[/red]: {escape(host)} port {port} {escape(reason)}: choose another with --port N, "
-            "or --port 0 for any free one"
-        )
-        raise typer.Exit(code=2) from None
-    return listening
+    return sockets
+
+
+def _refuse(message: str) -> NoReturn:
+    err.print(f"[red]error[/red]: {escape(message)}")
+    raise typer.Exit(code=2)
 
 
 def _served_hosts(host: str, named: list[str]) -> list[str]:
