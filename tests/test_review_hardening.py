@@ -180,7 +180,7 @@ def served(monkeypatch) -> dict:
 
 
 def test_review_on_every_address_needs_the_host_names_it_serves(tmp_path, served):
-    env = {"EXTRACTOR_QUEUE": str(tmp_path / "queue.sqlite")}
+    env = queue_env(tmp_path)
     refused = CliRunner().invoke(cli, ["review", "--host", "0.0.0.0", "--port", "0"], env=env)
     assert refused.exit_code == 2 and "--allowed-host" in refused.output and not served
     options = ["--allowed-host", "review.example.org", "--max-save-mb", "0.5", "--save-seconds", "5", "--port", "0"]
@@ -206,8 +206,7 @@ def test_a_port_in_use_is_said_before_anything_is_served(tmp_path, served):
         other.bind(("127.0.0.1", 0))
         other.listen()
         port = other.getsockname()[1]
-        env = {"EXTRACTOR_QUEUE": str(tmp_path / "queue.sqlite")}
-        refused = CliRunner().invoke(cli, ["review", "--port", str(port)], env=env)
+        refused = CliRunner().invoke(cli, ["review", "--port", str(port)], env=queue_env(tmp_path))
     assert refused.exit_code == 2 and not served
     assert f"127.0.0.1 port {port} is in use (another server?)" in " ".join(refused.output.split())
     assert "--port 0" in refused.output and "open http" not in refused.output

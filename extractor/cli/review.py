@@ -88,9 +88,7 @@ def review_command(
         )
     sockets = _listening_sockets(host, port)
     err.print(f"review queue {escape(str(store.path))}, documents from {escape(str(settings.root.resolve()))}")
-    shown = (
-        "127.0.0.1" if host in ("0.0.0.0", "") else "[::1]" if host == "::" else f"[{host}]" if ":" in host else host
-    )
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else "[::1]" if host == "::" else _url_host(host)
     err.print(f"open http://{escape(shown)}:{sockets[0].getsockname()[1]}/ (Ctrl-C stops)")
     app = create_app(store, settings.root, hosts, round(settings.max_save_mb * 2**20), settings.save_seconds)
     server = uvicorn.Server(uvicorn.Config(app, log_level=os.environ.get("EXTRACTOR_LOG_LEVEL", "warning")))
@@ -139,7 +137,7 @@ def _served_hosts(host: str, named: list[str]) -> list[str]:
     """The Host names to answer besides loopback: the configured ones, and the listening address
     when it is one address; exit 2 when listening on every address without names to answer."""
     if host not in ("0.0.0.0", "::", ""):
-        return [*named, f"[{host}]" if ":" in host else host]
+        return [*named, _url_host(host)]
     if not named:
         err.print(
             f"[red]error[/red]: listening on {escape(host)} answers any host name, which lets other sites' pages reach the "
@@ -148,6 +146,11 @@ def _served_hosts(host: str, named: list[str]) -> list[str]:
         )
         raise typer.Exit(code=2)
     return named
+
+
+def _url_host(host: str) -> str:
+    """The host as a URL and a Host header write it: an IPv6 address in brackets."""
+    return f"[{host}]" if ":" in host else host
 
 
 def _loopback(host: str) -> bool:
