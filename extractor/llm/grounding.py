@@ -48,7 +48,6 @@ _PERCENT_AFTER = regex(r"\s?(?:%|percent\b)", re.IGNORECASE)
 _LEADING_NUMBER = regex(r"\s*\$?\s*\(?\s*[\d.,]*\d\s*\)?\s*%?")
 _MONTHS = regex(r"\bmonths?\b", re.IGNORECASE)
 FUZZY_MIN = 0.75  # share of the quote's words found around the number
-Finder = Callable[[str, list[tuple[int, int]]], tuple[int, int] | None]  # (quote, places) -> the place it points at
 
 
 class Printed(NamedTuple):
@@ -135,12 +134,6 @@ class Aligner:
         self.labelled: dict[str, list[int]] = {}
         for index, (label, _) in enumerate(self.rows):
             self.labelled.setdefault(label, []).append(index)
-        self.finders: tuple[tuple[AlignmentMethod, Finder], ...] = (  # in the order they are tried
-            ("table", self._in_table),
-            ("exact", self._exact),
-            ("normalized", self._normalized),
-            ("fuzzy", self._fuzzy),
-        )
         self._words: dict[str, list[tuple[int, int]]] = {}  # a number printed as a word -> where (_word_places)
         # a magnitude -> where it is printed: (start, end, digits after the point, the digits as printed)
         self.numbers: dict[Decimal, list[tuple[int, int, int, str]]] = {}
@@ -178,8 +171,8 @@ class Aligner:
             return Alignment(None, "unaligned", f"the number '{_show(printed)}' is printed nowhere in the document")
         nearby = [p for p in places if within and within[0] <= p[0] < within[1]]
         for candidates in (nearby, places) if nearby else (places,):
-            for method, finder in self.finders:
-                found = finder(quote, candidates)
+            for method, finder in FINDERS:
+                found = finder(self, quote, candidates)
                 if found is not None:
                     start, end = found
                     return Alignment(
@@ -259,6 +252,20 @@ class Aligner:
             if score > best_score or (best is None and score >= best_score):
                 best, best_score = (start, end), score
         return best
+
+
+# (aligner, quote, places) -> the place the quote points at
+Finder = Callable[[Aligner, str, list[tuple[int, int]]], tuple[int, int] | None]
+# In the order they are tried. The class's functions, not each aligner's bound methods: an aligner holding its
+# own methods was a reference cycle, left with its rows and numbers (some 480 objects a document) for the
+# cyclic collector. A bulk LLM worker's collections took 2.0-2.5 s of CPU per 2,048 documents with it and
+# 0.7-1.0 s without, and the worker's CPU fell by about a tenth (tests/test_no_cycles.py).
+FINDERS: tuple[tuple[AlignmentMethod, Finder], ...] = (
+    ("table", Aligner._in_table),
+    ("exact", Aligner._exact),
+    ("normalized", Aligner._normalized),
+    ("fuzzy", Aligner._fuzzy),
+)
 
 
 def _starts(haystack: str, needle: str) -> list[int]:
