@@ -3,8 +3,8 @@
 An object in a reference cycle is freed only when the collector runs, with everything it holds, and each of a
 bulk LLM worker's collections walks the young objects of every document in flight. The grounding's aligner
 kept its own bound methods (a cycle): each document left it, its rows and its numbers (some 480 objects) for
-the collector, whose collections then took a bulk LLM worker about 2 s of CPU per 2,000 documents, and its
-CPU per document was about a tenth higher than with the aligner freed at once (2026-12-04).
+the collector, whose collections took a bulk LLM worker 2.0-2.5 s of CPU per 2,048 documents, against 0.4-1.0 s
+with the aligner freed at once (2026-12-04, seed 002 at concurrency 32).
 
 With the collector off, what it would free is saved (gc.DEBUG_SAVEALL) and looked at. Only instances of the
 project's classes count: tenacity's retrying objects (ours in the transport and instructor's) hold cycles of

@@ -258,8 +258,8 @@ class Aligner:
 Finder = Callable[[Aligner, str, list[tuple[int, int]]], tuple[int, int] | None]
 # In the order they are tried. The class's functions, not each aligner's bound methods: an aligner holding its
 # own methods was a reference cycle, left with its rows and numbers (some 480 objects a document) for the
-# cyclic collector. A bulk LLM worker's collections took 2.0-2.5 s of CPU per 2,048 documents with it and
-# 0.7-1.0 s without, and the worker's CPU fell by about a tenth (tests/test_no_cycles.py).
+# cyclic collector: a bulk LLM worker's collections took 2.0-2.5 s of CPU per 2,048 documents with it and
+# 0.4-1.0 s without (tests/test_no_cycles.py).
 FINDERS: tuple[tuple[AlignmentMethod, Finder], ...] = (
     ("table", Aligner._in_table),
     ("exact", Aligner._exact),
