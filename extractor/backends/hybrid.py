@@ -148,7 +148,7 @@ def extract(document: Document, llm: LLMBackend, validated: bool = False) -> Ext
     except EndpointError:
         raise
     except LLMError as error:
-        asked = error
+        asked = error.with_traceback(None)  # combine reads its message and usage; its traceback holds this frame
     return combine(planned, asked, document, validated)
 
 
@@ -162,7 +162,7 @@ async def aextract(document: Document, llm: LLMBackend, validated: bool = False)
     except EndpointError:
         raise
     except LLMError as error:
-        asked = error
+        asked = error.with_traceback(None)  # combine reads its message and usage; its traceback holds this frame
     return await llm.run(combine, planned, asked, document, validated)
 
 

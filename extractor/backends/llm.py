@@ -133,7 +133,10 @@ class LLMBackend:
         if ask.optional and not isinstance(failure, EndpointError):
             return failure
         failure.usage = charge()
-        raise failure from error
+        try:
+            raise failure from error
+        finally:  # this frame is on the error's traceback: kept here too, it would hold the document's work in a cycle
+            del failure
 
     def questions(self, document: Document, blocks: Spans | None = None) -> list[Ask]:
         """The first question for each part of the note (or each of `blocks`): what a Batch API file holds for the document."""
@@ -210,9 +213,10 @@ class LLMBackend:
             messages, response_model = first.messages, first.response_model
             answer = yield first
             within = (chunk.start, chunk.end)
+            if isinstance(answer, LLMError):  # an optional ask's failure (a required one's is raised: _failure)
+                failed.append(f"{chunk.why}: {answer}")
+                continue
             try:
-                if isinstance(answer, LLMError):
-                    raise answer
                 note, problems = self._ground(answer, document, aligner, within)
             except LLMError as error:
                 if not first.optional:

@@ -50,13 +50,14 @@ class RetryPolicy:
 
     def options(self) -> dict[str, Any]:
         backoff = wait_exponential_jitter(multiplier=self.initial_wait, max=self.max_wait, jitter=self.initial_wait)
+        longest = self.max_wait  # not self: tenacity's retrying objects are cycles, which would hold the policy
 
         def wait(state: RetryCallState) -> float:
             outcome = state.outcome
             if outcome is not None and not outcome.failed:
                 after = retry_after(outcome.result().headers)
                 if after is not None:
-                    return min(after, self.max_wait)
+                    return min(after, longest)
             return backoff(state)
 
         def count(state: RetryCallState) -> None:
