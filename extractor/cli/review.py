@@ -139,12 +139,11 @@ def _served_hosts(host: str, named: list[str]) -> list[str]:
     if host not in ("0.0.0.0", "::", ""):
         return [*named, _url_host(host)]
     if not named:
-        err.print(
-            f"[red]error[/red]: listening on {escape(host)} answers any host name, which lets other sites' pages reach the "
-            "server (DNS rebinding): name the ones reviewers use with --allowed-host review.example.org (repeatable), "
-            "or hosts in extractor.toml's queue table"
+        _refuse(
+            f"listening on {host} answers any host name, which lets other sites' pages reach the server (DNS "
+            "rebinding): name the ones reviewers use with --allowed-host review.example.org (repeatable), or hosts in "
+            "extractor.toml's queue table"
         )
-        raise typer.Exit(code=2)
     return named
 
 
