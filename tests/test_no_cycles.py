@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -65,19 +65,24 @@ def _job(path: Path) -> Job:
     return Job("key", str(path), path.stem, path.read_bytes())
 
 
+def _collected(work: Callable[[], object]) -> tuple[Status, str | None]:
+    """The outcome of one bulk job, asserting that it left none of our objects for the collector."""
+    with cyclic_garbage() as found:
+        rendered = work()
+        assert isinstance(rendered, Rendered)
+        outcome = rendered.finished.status, rendered.record
+        del rendered
+    assert _names(found) == []
+    return outcome
+
+
 def _llm_job(path: Path, backend: BackendName, reply: Reply) -> tuple[Status, str | None]:
     """One bulk LLM or hybrid job against a test server giving `reply` to every request, the client made before."""
     with ScriptedServer(lambda body: reply) as server:
         config = LLMConfig(base_url=server.base_url, model="scripted", cache="off", retry_wait=0.01, attempts=1)
         step = Step(backend, llm_config=config)
         step.prepare()  # the client, made once per worker, is no document's garbage
-        with cyclic_garbage() as found:
-            rendered = asyncio.run(handle(_job(path), step))
-            assert isinstance(rendered, Rendered)
-            outcome = rendered.finished.status, rendered.record
-            del rendered
-    assert _names(found) == []
-    return outcome
+        return _collected(lambda: asyncio.run(handle(_job(path), step)))
 
 
 def test_the_helper_finds_an_object_of_ours_in_a_cycle_and_puts_the_collector_back():
@@ -97,11 +102,8 @@ def test_the_helper_finds_an_object_of_ours_in_a_cycle_and_puts_the_collector_ba
 @pytest.mark.parametrize("path", NOTES, ids=lambda path: path.stem)
 def test_a_rules_document_leaves_nothing_for_the_collector(path):
     """A bulk rules job: load, extract, validate and render."""
-    with cyclic_garbage() as found:
-        rendered = run_rules(_job(path))
-        assert isinstance(rendered, Rendered) and rendered.record
-        del rendered
-    assert _names(found) == []
+    _, record = _collected(lambda: run_rules(_job(path)))
+    assert record
 
 
 @pytest.mark.parametrize(
